@@ -1,0 +1,31 @@
+# Find every dependency, failing configure with the Debian package to install when one is missing.
+# scripts/setup.sh installs all of them.
+
+macro(nmt_require_package name debian_package)
+  find_package(${name} ${ARGN} QUIET)
+  if(NOT ${name}_FOUND)
+    message(FATAL_ERROR
+      "${name} not found: install the Debian package '${debian_package}' "
+      "(scripts/setup.sh installs every dependency), or point CMAKE_PREFIX_PATH at it.")
+  endif()
+endmacro()
+
+nmt_require_package(Threads libc6-dev)
+nmt_require_package(Torch libtorch-dev)
+nmt_require_package(Protobuf "libprotobuf-dev protobuf-compiler")
+nmt_require_package(CLI11 libcli11-dev CONFIG)
+nmt_require_package(spdlog libspdlog-dev)
+nmt_require_package(nlohmann_json nlohmann-json3-dev)
+if(NMT_BUILD_TESTS)
+  nmt_require_package(GTest libgtest-dev)
+endif()
+if(NOT Protobuf_PROTOC_EXECUTABLE)
+  message(FATAL_ERROR "protoc not found: install the Debian package 'protobuf-compiler'.")
+endif()
+
+# LibTorch as one target with its compile flags (Debian's config puts the ABI flag in a variable).
+add_library(nmt_torch INTERFACE)
+target_link_libraries(nmt_torch INTERFACE ${TORCH_LIBRARIES})
+separate_arguments(_nmt_torch_flags UNIX_COMMAND "${TORCH_CXX_FLAGS}")
+target_compile_options(nmt_torch INTERFACE ${_nmt_torch_flags})
+add_library(nmt::torch ALIAS nmt_torch)

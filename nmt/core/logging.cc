@@ -1,0 +1,64 @@
+#include "nmt/core/logging.h"
+
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <memory>
+
+#include "nmt/core/error.h"
+
+namespace nmt {
+namespace {
+
+spdlog::level::level_enum to_spdlog(LogLevel level) {
+  switch (level) {
+    case LogLevel::trace: return spdlog::level::trace;
+    case LogLevel::debug: return spdlog::level::debug;
+    case LogLevel::info: return spdlog::level::info;
+    case LogLevel::warn: return spdlog::level::warn;
+    case LogLevel::error: return spdlog::level::err;
+    case LogLevel::off: return spdlog::level::off;
+  }
+  return spdlog::level::info;
+}
+
+// The default logger writes to stderr so that stdout stays free for program output
+// (translations, encoded text) that users pipe elsewhere.
+std::shared_ptr<spdlog::logger> stderr_logger() {
+  static std::shared_ptr<spdlog::logger> logger = [] {
+    auto created = spdlog::stderr_color_mt("nmt");
+    created->set_pattern("[%Y-%m-%d %H:%M:%S.%e] [%^%l%$] %v");
+    spdlog::set_default_logger(created);
+    return created;
+  }();
+  return logger;
+}
+
+}  // namespace
+
+LogLevel parse_log_level(std::string_view name) {
+  if (name == "trace") return LogLevel::trace;
+  if (name == "debug") return LogLevel::debug;
+  if (name == "info") return LogLevel::info;
+  if (name == "warn") return LogLevel::warn;
+  if (name == "error") return LogLevel::error;
+  if (name == "off") return LogLevel::off;
+  throw ConfigError("unknown log level '" + std::string(name) +
+                    "' (expected trace, debug, info, warn, error or off)");
+}
+
+void set_log_level(LogLevel level) { stderr_logger()->set_level(to_spdlog(level)); }
+
+void add_log_file(const std::string& path) {
+  auto logger = stderr_logger();
+  try {
+    auto sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(path, /*truncate=*/false);
+    sink->set_pattern("[%Y-%m-%d %H:%M:%S.%e] [%l] %v");
+    logger->sinks().push_back(std::move(sink));
+  } catch (const spdlog::spdlog_ex& e) {
+    throw IoError("cannot open log file " + path + ": " + e.what());
+  }
+}
+
+}  // namespace nmt

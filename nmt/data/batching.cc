@@ -1,0 +1,188 @@
+#include "nmt/data/batching.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <numeric>
+
+#include "nmt/core/error.h"
+
+namespace nmt {
+namespace {
+
+// SplitMix64 (Steele, Lea, Flood 2014): small, fast, and specified bit for bit, so that a seed gives
+// the same batches with every compiler and standard library.
+class SplitMix64 {
+ public:
+  explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in [0, bound) without modulo bias (rejection sampling).
+  std::uint64_t below(std::uint64_t bound) {
+    const std::uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
+    std::uint64_t value;
+    do value = next(); while (value >= limit);
+    return value % bound;
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+template <typename T>
+void fisher_yates(std::vector<T>& items, SplitMix64& rng) {
+  for (std::size_t i = items.size(); i > 1; --i) std::swap(items[i - 1], items[rng.below(i)]);
+}
+
+}  // namespace
+
+void BatchingOptions::validate() const {
+  if (max_tokens < 1) throw ConfigError("max tokens must be >= 1, got " + std::to_string(max_tokens));
+  if (max_sentences < 0) throw ConfigError("max sentences must be >= 0 (0: no limit), got " + std::to_string(max_sentences));
+  if (sort_pool_size < 0) throw ConfigError("sort pool size must be >= 0 (0: whole epoch), got " + std::to_string(sort_pool_size));
+}
+
+std::uint64_t BatchingOptions::digest() const {
+  SplitMix64 mix(static_cast<std::uint64_t>(max_tokens));
+  std::uint64_t hash = mix.next();
+  for (const std::uint64_t value : {static_cast<std::uint64_t>(max_sentences),
+                                    static_cast<std::uint64_t>(sort_pool_size),
+                                    static_cast<std::uint64_t>(shuffle)}) {
+    hash = SplitMix64(hash ^ value).next();
+  }
+  return hash;
+}
+
+std::int64_t pair_tokens(const ParallelCorpus& corpus, std::size_t index) {
+  return static_cast<std::int64_t>(std::max(corpus.source(index).size, corpus.target(index).size)) + 1;
+}
+
+std::vector<std::vector<std::size_t>> plan_epoch(const ParallelCorpus& corpus,
+                                                 const BatchingOptions& options, std::int64_t epoch) {
+  options.validate();
+  std::vector<std::size_t> order(corpus.size());
+  std::iota(order.begin(), order.end(), 0);
+  SplitMix64 rng(options.seed * 0x2545F4914F6CDD1Dull + static_cast<std::uint64_t>(epoch));
+  if (options.shuffle) fisher_yates(order, rng);
+
+  std::vector<std::vector<std::size_t>> batches;
+  const std::size_t pool = options.sort_pool_size > 0 ? static_cast<std::size_t>(options.sort_pool_size)
+                                                      : std::max<std::size_t>(order.size(), 1);
+  for (std::size_t start = 0; start < order.size(); start += pool) {
+    const auto first = order.begin() + static_cast<std::ptrdiff_t>(start);
+    const auto last = order.begin() + static_cast<std::ptrdiff_t>(std::min(start + pool, order.size()));
+    // Bucketing: similar lengths end up in one batch. Stable, so ties keep the shuffled order.
+    std::stable_sort(first, last, [&](std::size_t a, std::size_t b) {
+      const auto sa = corpus.source(a).size, sb = corpus.source(b).size;
+      return sa != sb ? sa < sb : corpus.target(a).size < corpus.target(b).size;
+    });
+    std::vector<std::size_t> batch;
+    std::size_t longest_source = 0, longest_target = 0;
+    for (auto it = first; it != last; ++it) {
+      const std::size_t source = std::max(longest_source, corpus.source(*it).size + 1);
+      const std::size_t target = std::max(longest_target, corpus.target(*it).size + 1);
+      const auto cost = static_cast<std::int64_t>((batch.size() + 1) * std::max(source, target));
+      const bool full = cost > options.max_tokens ||
+                        (options.max_sentences > 0 &&
+                         static_cast<std::int64_t>(batch.size()) >= options.max_sentences);
+      if (full && !batch.empty()) {
+        batches.push_back(std::move(batch));
+        batch.clear();
+        longest_source = longest_target = 0;
+      }
+      batch.push_back(*it);
+      longest_source = std::max(longest_source, corpus.source(*it).size + 1);
+      longest_target = std::max(longest_target, corpus.target(*it).size + 1);
+    }
+    if (!batch.empty()) batches.push_back(std::move(batch));
+  }
+  if (options.shuffle) fisher_yates(batches, rng);
+  return batches;
+}
+
+std::string BatchPosition::to_json() const {
+  return nlohmann::json{{"epoch", epoch}, {"batch", batch}, {"seed", seed},
+                        {"options_digest", options_digest}, {"corpus_fingerprint", corpus_fingerprint}}
+      .dump();
+}
+
+BatchPosition BatchPosition::from_json(const std::string& json) {
+  try {
+    const auto parsed = nlohmann::json::parse(json);
+    BatchPosition position;
+    position.epoch = parsed.at("epoch").get<std::int64_t>();
+    position.batch = parsed.at("batch").get<std::int64_t>();
+    position.seed = parsed.at("seed").get<std::uint64_t>();
+    position.options_digest = parsed.at("options_digest").get<std::uint64_t>();
+    position.corpus_fingerprint = parsed.at("corpus_fingerprint").get<std::uint64_t>();
+    return position;
+  } catch (const nlohmann::json::exception& e) {
+    throw DataError(std::string("malformed batch position: ") + e.what());
+  }
+}
+
+bool BatchPosition::operator==(const BatchPosition& other) const {
+  return epoch == other.epoch && batch == other.batch && seed == other.seed &&
+         options_digest == other.options_digest && corpus_fingerprint == other.corpus_fingerprint;
+}
+
+BatchIterator::BatchIterator(const ParallelCorpus& corpus, BatchingOptions options)
+    : corpus_(corpus), options_(options), fingerprint_(corpus.fingerprint()) {
+  options_.validate();
+  if (corpus_.size() == 0) throw DataError("cannot batch an empty corpus");
+  for (std::size_t i = 0; i < corpus_.size(); ++i) {
+    const std::int64_t tokens = pair_tokens(corpus_, i);
+    if (tokens > options_.max_tokens) {
+      throw ConfigError("max tokens " + std::to_string(options_.max_tokens) +
+                        " is smaller than the sentence pair on line " +
+                        std::to_string(corpus_.line_number(i)) + " (" + std::to_string(tokens) +
+                        " tokens with EOS): raise max tokens or lower the max length filter");
+    }
+  }
+  start_epoch(0);
+}
+
+void BatchIterator::start_epoch(std::int64_t epoch) {
+  epoch_ = epoch;
+  next_batch_ = 0;
+  plan_ = plan_epoch(corpus_, options_, epoch);
+}
+
+std::vector<std::size_t> BatchIterator::next() {
+  std::vector<std::size_t> batch = plan_[next_batch_++];
+  if (next_batch_ == plan_.size()) start_epoch(epoch_ + 1);
+  return batch;
+}
+
+BatchPosition BatchIterator::position() const {
+  return {epoch_, static_cast<std::int64_t>(next_batch_), options_.seed, options_.digest(), fingerprint_};
+}
+
+void BatchIterator::restore(const BatchPosition& position) {
+  if (position.corpus_fingerprint != fingerprint_) {
+    throw DataError("batch position was saved for another corpus (fingerprint " +
+                    std::to_string(position.corpus_fingerprint) + ", this corpus " +
+                    std::to_string(fingerprint_) + ")");
+  }
+  if (position.seed != options_.seed) {
+    throw DataError("batch position was saved with seed " + std::to_string(position.seed) +
+                    ", the iterator uses seed " + std::to_string(options_.seed));
+  }
+  if (position.options_digest != options_.digest()) {
+    throw DataError("batch position was saved with other batching options (max tokens, max sentences,"
+                    " sort pool size or shuffle differ)");
+  }
+  if (position.epoch < 0 || position.batch < 0) throw DataError("batch position is negative");
+  start_epoch(position.epoch);
+  if (static_cast<std::size_t>(position.batch) >= plan_.size()) {
+    throw DataError("batch position " + std::to_string(position.batch) + " is past the end of epoch " +
+                    std::to_string(position.epoch) + " (" + std::to_string(plan_.size()) + " batches)");
+  }
+  next_batch_ = static_cast<std::size_t>(position.batch);
+}
+
+}  // namespace nmt

@@ -1,0 +1,82 @@
+// Token-budget batching with length bucketing, seeded shuffling and a resumable position.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nmt/data/parallel_corpus.h"
+
+namespace nmt {
+
+/// A batch's size in tokens counts padding: rows x the longer of its padded source length
+/// (subwords + EOS) and padded target length (subwords + 1 for BOS/EOS), i.e. the element count
+/// of the largest tensor the batch becomes.
+struct BatchingOptions {
+  std::int64_t max_tokens = 2000;     // budget per batch, padding included
+  std::int64_t max_sentences = 0;     // at most this many pairs per batch; 0: no limit
+  std::int64_t sort_pool_size = 0;    // pairs sorted by length together before cutting batches;
+                                      // 0: the whole epoch (least padding)
+  bool shuffle = true;                // shuffle pairs before bucketing and batches after
+  std::uint64_t seed = 1;             // with the epoch number, fixes the order completely
+  void validate() const;              // throws ConfigError naming the option
+  /// Hash of every option but the seed: equal digests give equal batch plans for one seed.
+  std::uint64_t digest() const;
+};
+
+/// Cost of one pair in the budget above: max(source + 1, target + 1).
+std::int64_t pair_tokens(const ParallelCorpus& corpus, std::size_t index);
+
+/// The batches of one epoch, as corpus indices. Deterministic in (corpus, options, epoch), and the
+/// same on every platform (the shuffle uses the toolkit's own generator, not std::shuffle).
+/// Every pair appears exactly once; no batch exceeds options.max_tokens or options.max_sentences.
+std::vector<std::vector<std::size_t>> plan_epoch(const ParallelCorpus& corpus,
+                                                 const BatchingOptions& options, std::int64_t epoch);
+
+/// Where a BatchIterator stands: the next batch is batch `batch` of epoch `epoch` (0-based).
+/// Carries the seed, a digest of the other batching options and the corpus fingerprint, so that it
+/// is never restored onto other data or another batch plan.
+struct BatchPosition {
+  std::int64_t epoch = 0;
+  std::int64_t batch = 0;
+  std::uint64_t seed = 0;
+  std::uint64_t options_digest = 0;
+  std::uint64_t corpus_fingerprint = 0;
+
+  std::string to_json() const;
+  static BatchPosition from_json(const std::string& json);  // throws DataError
+  bool operator==(const BatchPosition& other) const;
+};
+
+/// Endless stream of batches (corpus indices) over epochs. Keeps a reference to the corpus, which
+/// must outlive it.
+class BatchIterator {
+ public:
+  /// Throws ConfigError when a single pair exceeds the token budget (naming its line and size).
+  BatchIterator(const ParallelCorpus& corpus, BatchingOptions options);
+
+  /// The next batch; after an epoch's last batch the iterator moves to the next epoch.
+  std::vector<std::size_t> next();
+
+  BatchPosition position() const;
+  /// Continues exactly where `position` was taken. Throws DataError when it belongs to another
+  /// corpus or seed, or points past the end of its epoch.
+  void restore(const BatchPosition& position);
+
+  std::int64_t epoch() const { return epoch_; }
+  std::size_t batches_in_epoch() const { return plan_.size(); }
+  const BatchingOptions& options() const { return options_; }
+
+ private:
+  void start_epoch(std::int64_t epoch);
+
+  const ParallelCorpus& corpus_;
+  BatchingOptions options_;
+  std::uint64_t fingerprint_;
+  std::int64_t epoch_ = 0;
+  std::size_t next_batch_ = 0;
+  std::vector<std::vector<std::size_t>> plan_;
+};
+
+}  // namespace nmt

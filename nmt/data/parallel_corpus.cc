@@ -1,0 +1,127 @@
+#include "nmt/data/parallel_corpus.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "nmt/core/error.h"
+#include "nmt/data/text_file.h"
+
+namespace nmt {
+namespace {
+
+bool is_blank(const std::string& line) {
+  return line.find_first_not_of(" \t\v\f\r") == std::string::npos;
+}
+
+// FNV-1a over 32-bit words.
+void hash_word(std::uint64_t& hash, std::uint64_t word) {
+  for (int byte = 0; byte < 4; ++byte) {
+    hash ^= (word >> (8 * byte)) & 0xFF;
+    hash *= 1099511628211ull;
+  }
+}
+
+}  // namespace
+
+void CorpusFilterOptions::validate() const {
+  if (max_length < 0) throw ConfigError("max length must be >= 0 (0: no limit), got " + std::to_string(max_length));
+  if (max_length_ratio != 0 && !(max_length_ratio >= 1.0)) {
+    throw ConfigError("max length ratio must be >= 1 (0: no limit), got " + std::to_string(max_length_ratio));
+  }
+}
+
+void ParallelCorpus::add(const std::vector<int>& source, const std::vector<int>& target, std::size_t line) {
+  source_ids_.insert(source_ids_.end(), source.begin(), source.end());
+  target_ids_.insert(target_ids_.end(), target.begin(), target.end());
+  source_offsets_.push_back(source_ids_.size());
+  target_offsets_.push_back(target_ids_.size());
+  line_numbers_.push_back(line);
+}
+
+ParallelCorpus ParallelCorpus::load(const std::string& source_path, const std::string& target_path,
+                                    const Tokenizer& source_tokenizer, const Tokenizer& target_tokenizer,
+                                    const CorpusFilterOptions& filter) {
+  filter.validate();
+  ParallelCorpus corpus;
+  CorpusCounts& counts = corpus.counts_;
+  TextLineReader source_reader(source_path);
+  TextLineReader target_reader(target_path);
+  std::string source_line, target_line;
+  while (true) {
+    const bool has_source = source_reader.next(source_line);
+    const bool has_target = target_reader.next(target_line);
+    if (!has_source || !has_target) {
+      if (has_source != has_target) {
+        // Report both totals: count what is left of the longer file.
+        TextLineReader& longer = has_source ? source_reader : target_reader;
+        std::size_t longer_lines = longer.line_number();
+        std::string rest;
+        while (longer.next(rest)) longer_lines = longer.line_number();
+        const std::size_t source_lines = has_source ? longer_lines : source_reader.line_number();
+        const std::size_t target_lines = has_target ? longer_lines : target_reader.line_number();
+        throw DataError("parallel corpus files differ in length: " + source_path + " has " +
+                        std::to_string(source_lines) + " lines, " + target_path + " has " +
+                        std::to_string(target_lines));
+      }
+      break;
+    }
+    ++counts.lines;
+    if (is_blank(source_line) || is_blank(target_line)) {
+      ++counts.empty;
+      continue;
+    }
+    const std::vector<int> source = source_tokenizer.encode(source_line);
+    const std::vector<int> target = target_tokenizer.encode(target_line);
+    if (source.empty() || target.empty()) {  // e.g. only characters the normaliser removes
+      ++counts.empty;
+      continue;
+    }
+    const auto longest = std::max(source.size(), target.size());
+    const auto shortest = std::min(source.size(), target.size());
+    if (filter.max_length > 0 && longest > static_cast<std::size_t>(filter.max_length)) {
+      ++counts.too_long;
+      continue;
+    }
+    if (filter.max_length_ratio > 0 &&
+        static_cast<double>(longest) > filter.max_length_ratio * static_cast<double>(shortest)) {
+      ++counts.bad_ratio;
+      continue;
+    }
+    corpus.add(source, target, source_reader.line_number());
+  }
+  counts.kept = corpus.size();
+  corpus.source_ids_.shrink_to_fit();
+  corpus.target_ids_.shrink_to_fit();
+  return corpus;
+}
+
+ParallelCorpus ParallelCorpus::from_sequences(const std::vector<std::vector<int>>& source,
+                                              const std::vector<std::vector<int>>& target) {
+  if (source.size() != target.size()) {
+    throw DataError("parallel sequences differ in number: " + std::to_string(source.size()) +
+                    " source, " + std::to_string(target.size()) + " target");
+  }
+  ParallelCorpus corpus;
+  for (std::size_t i = 0; i < source.size(); ++i) {
+    if (source[i].empty() || target[i].empty()) {
+      throw DataError("parallel sequence " + std::to_string(i + 1) + " has an empty side");
+    }
+    corpus.add(source[i], target[i], i + 1);
+  }
+  corpus.counts_.lines = corpus.counts_.kept = corpus.size();
+  return corpus;
+}
+
+std::uint64_t ParallelCorpus::fingerprint() const {
+  std::uint64_t hash = 14695981039346656037ull;
+  hash_word(hash, size());
+  for (std::size_t i = 0; i < size(); ++i) {
+    hash_word(hash, source(i).size);
+    for (const auto id : source(i)) hash_word(hash, static_cast<std::uint32_t>(id));
+    hash_word(hash, target(i).size);
+    for (const auto id : target(i)) hash_word(hash, static_cast<std::uint32_t>(id));
+  }
+  return hash;
+}
+
+}  // namespace nmt
