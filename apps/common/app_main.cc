@@ -13,6 +13,7 @@
 namespace nmt::app {
 
 void add_common_options(CLI::App& app) {
+  app.fallthrough();  // --log-level also after a subcommand
   app.set_version_flag("--version", "nmt " + nmt::version());
   app.add_option_function<std::string>(
          "--log-level", [](const std::string& level) { nmt::set_log_level(nmt::parse_log_level(level)); },

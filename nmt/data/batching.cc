@@ -64,6 +64,15 @@ std::int64_t pair_tokens(const ParallelCorpus& corpus, std::size_t index) {
 std::vector<std::vector<std::size_t>> plan_epoch(const ParallelCorpus& corpus,
                                                  const BatchingOptions& options, std::int64_t epoch) {
   options.validate();
+  for (std::size_t i = 0; i < corpus.size(); ++i) {
+    const std::int64_t tokens = pair_tokens(corpus, i);
+    if (tokens > options.max_tokens) {
+      throw ConfigError("max tokens " + std::to_string(options.max_tokens) +
+                        " is smaller than the sentence pair on line " + std::to_string(corpus.line_number(i)) +
+                        " (" + std::to_string(tokens) +
+                        " tokens with EOS): raise max tokens or lower the max length filter");
+    }
+  }
   std::vector<std::size_t> order(corpus.size());
   std::iota(order.begin(), order.end(), 0);
   SplitMix64 rng(options.seed * 0x2545F4914F6CDD1Dull + static_cast<std::uint64_t>(epoch));
@@ -75,10 +84,11 @@ std::vector<std::vector<std::size_t>> plan_epoch(const ParallelCorpus& corpus,
   for (std::size_t start = 0; start < order.size(); start += pool) {
     const auto first = order.begin() + static_cast<std::ptrdiff_t>(start);
     const auto last = order.begin() + static_cast<std::ptrdiff_t>(std::min(start + pool, order.size()));
-    // Bucketing: similar lengths end up in one batch. Stable, so ties keep the shuffled order.
+    // Bucketing on the budget's own measure, the longer side, then the source side. Stable, so
+    // ties keep the shuffled order.
     std::stable_sort(first, last, [&](std::size_t a, std::size_t b) {
-      const auto sa = corpus.source(a).size, sb = corpus.source(b).size;
-      return sa != sb ? sa < sb : corpus.target(a).size < corpus.target(b).size;
+      const auto ca = pair_tokens(corpus, a), cb = pair_tokens(corpus, b);
+      return ca != cb ? ca < cb : corpus.source(a).size < corpus.source(b).size;
     });
     std::vector<std::size_t> batch;
     std::size_t longest_source = 0, longest_target = 0;
@@ -132,18 +142,8 @@ bool BatchPosition::operator==(const BatchPosition& other) const {
 
 BatchIterator::BatchIterator(const ParallelCorpus& corpus, BatchingOptions options)
     : corpus_(corpus), options_(options), fingerprint_(corpus.fingerprint()) {
-  options_.validate();
   if (corpus_.size() == 0) throw DataError("cannot batch an empty corpus");
-  for (std::size_t i = 0; i < corpus_.size(); ++i) {
-    const std::int64_t tokens = pair_tokens(corpus_, i);
-    if (tokens > options_.max_tokens) {
-      throw ConfigError("max tokens " + std::to_string(options_.max_tokens) +
-                        " is smaller than the sentence pair on line " +
-                        std::to_string(corpus_.line_number(i)) + " (" + std::to_string(tokens) +
-                        " tokens with EOS): raise max tokens or lower the max length filter");
-    }
-  }
-  start_epoch(0);
+  start_epoch(0);  // validates the options against the corpus
 }
 
 void BatchIterator::start_epoch(std::int64_t epoch) {

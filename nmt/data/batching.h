@@ -31,6 +31,7 @@ std::int64_t pair_tokens(const ParallelCorpus& corpus, std::size_t index);
 /// The batches of one epoch, as corpus indices. Deterministic in (corpus, options, epoch), and the
 /// same on every platform (the shuffle uses the toolkit's own generator, not std::shuffle).
 /// Every pair appears exactly once; no batch exceeds options.max_tokens or options.max_sentences.
+/// Throws ConfigError when a single pair exceeds the token budget (naming its line and size).
 std::vector<std::vector<std::size_t>> plan_epoch(const ParallelCorpus& corpus,
                                                  const BatchingOptions& options, std::int64_t epoch);
 
@@ -53,7 +54,7 @@ struct BatchPosition {
 /// must outlive it.
 class BatchIterator {
  public:
-  /// Throws ConfigError when a single pair exceeds the token budget (naming its line and size).
+  /// Throws ConfigError as plan_epoch does, DataError for an empty corpus.
   BatchIterator(const ParallelCorpus& corpus, BatchingOptions options);
 
   /// The next batch; after an epoch's last batch the iterator moves to the next epoch.

@@ -91,7 +91,11 @@ void TokenizerTrainOptions::validate() const {
     throw ConfigError("tokenizer training: character coverage must be in (0, 1], got " +
                       std::to_string(character_coverage));
   }
-  if (input_sentence_size < 0) throw ConfigError("tokenizer training: input sentence size must be >= 0");
+  if (input_sentence_size < 0 || (input_sentence_size > 0 && input_sentence_size <= 100)) {
+    // SentencePiece's own lower bound for sampling.
+    throw ConfigError("tokenizer training: input sentence size must be 0 (all sentences) or above 100, got " +
+                      std::to_string(input_sentence_size));
+  }
   if (max_sentence_length < 1) throw ConfigError("tokenizer training: max sentence length must be >= 1");
   if (num_threads < 1) throw ConfigError("tokenizer training: threads must be >= 1");
 }

@@ -1,0 +1,55 @@
+#include "nmt/data/text_file.h"
+
+#include <gtest/gtest.h>
+
+#include "nmt/core/error.h"
+#include "tests/test_util.h"
+
+namespace nmt {
+namespace {
+
+std::vector<std::string> all_lines(const std::string& path) {
+  TextLineReader reader(path);
+  std::vector<std::string> lines;
+  for (std::string line; reader.next(line);) lines.push_back(line);
+  return lines;
+}
+
+TEST(TextLineReader, StripsCrlfAndByteOrderMark) {
+  test::TempDir dir;
+  test::write_text(dir.path("t.txt"), "\xEF\xBB\xBFuno\r\ndos\n\ntres");
+  EXPECT_EQ(all_lines(dir.path("t.txt")), (std::vector<std::string>{"uno", "dos", "", "tres"}));
+  EXPECT_EQ(count_lines(dir.path("t.txt")), 4u);
+}
+
+TEST(TextLineReader, CountsLinesLikeTheReader) {
+  test::TempDir dir;
+  test::write_text(dir.path("empty"), "");
+  test::write_text(dir.path("one"), "a\n");
+  test::write_text(dir.path("blank"), "\n\n");
+  EXPECT_EQ(count_lines(dir.path("empty")), 0u);
+  EXPECT_EQ(count_lines(dir.path("one")), 1u);
+  EXPECT_EQ(count_lines(dir.path("blank")), 2u);
+  EXPECT_EQ(all_lines(dir.path("blank")).size(), 2u);
+}
+
+TEST(TextLineReader, InvalidUtf8NamesFileLineAndByte) {
+  test::TempDir dir;
+  test::write_text(dir.path("bad.es"), "bien\ntambién\nmal \xC3(\n");
+  TextLineReader reader(dir.path("bad.es"));
+  std::string line;
+  ASSERT_TRUE(reader.next(line));
+  ASSERT_TRUE(reader.next(line));
+  EXPECT_EQ(reader.line_number(), 2u);
+  EXPECT_THROW_WITH(reader.next(line), DataError, "bad.es:3: invalid UTF-8 at byte 5");
+}
+
+TEST(TextLineReader, MissingFileIsAnIoError) {
+  test::TempDir dir;
+  EXPECT_THROW_WITH(TextLineReader(dir.path("none.txt")), IoError, "none.txt", "No such file");
+  EXPECT_THROW_WITH(count_lines(dir.path("none.txt")), IoError, "none.txt");
+  EXPECT_THROW_WITH(TextLineReader(dir.root().string()), IoError, "is a directory");
+}
+
+}  // namespace
+}  // namespace nmt
