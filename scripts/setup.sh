@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# One-time (and idempotent) set-up on Debian 12: install the packages the toolkit builds and runs
+# with, fetch the SentencePiece source, and build everything in Release. Re-running it on a ready
+# machine only checks and takes seconds.
+#
+# Usage: scripts/setup.sh [--build-dir DIR]     (default: build)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build_dir=$root/build
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --build-dir) build_dir=$(realpath -m "$2"); shift 2 ;;
+    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+packages=(
+  build-essential cmake ninja-build pkg-config dpkg-dev patch python3
+  libtorch-dev libopenblas0-pthread              # LibTorch 1.13 (CPU) and a fast BLAS for it
+  libprotobuf-dev protobuf-compiler              # SentencePiece is built against LibTorch's protobuf
+  libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libgtest-dev
+  diatheke sword-text-sparv sword-text-web sword-text-kjv   # the Bible corpus
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [[ ${#missing[@]} -gt 0 ]]; then
+  echo "setup: installing ${missing[*]}"
+  sudo=()
+  if [[ $EUID -ne 0 ]]; then
+    command -v sudo >/dev/null || { echo "setup: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+    sudo=(sudo)
+  fi
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# LibTorch calls whatever libblas.so.3 the alternatives system selects; the reference BLAS is about
+# 50x slower than OpenBLAS here (docs/benchmarks.md). Installing OpenBLAS selects it unless an
+# administrator pinned another choice: say so rather than silently run slow.
+blas=$(update-alternatives --query libblas.so.3-x86_64-linux-gnu 2>/dev/null | sed -n 's/^Value: //p')
+if [[ $blas != *openblas* ]]; then
+  echo "setup: warning: libblas.so.3 is $blas, not OpenBLAS; training will be very slow." >&2
+  echo "       fix: update-alternatives --config libblas.so.3-x86_64-linux-gnu" >&2
+fi
+
+"$root/scripts/fetch_sentencepiece.sh"
+
+if [[ ! -f $build_dir/build.ninja ]]; then
+  cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+cmake --build "$build_dir" -j "$(nproc)"
+echo "setup: ready (programs in $build_dir/apps)"
