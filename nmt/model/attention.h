@@ -1,0 +1,90 @@
+// Attention over the encoder memory: one interface, four scores (docs/model.md, "Attention").
+//   Bahdanau (additive, "mlp")  e_j = v^T tanh(W q + U h_j)            Bahdanau et al. 2015, A.1.2
+//   Luong dot                   e_j = q^T h_j   (q^T P h_j if D != 2H)  Luong et al. 2015, 3.1
+//   Luong general               e_j = q^T W h_j
+//   Luong concat                e_j = v^T tanh(W [q; h_j])
+//   a = softmax(e) over real source positions; context c = sum_j a_j h_j.
+// The query q is the decoder state: s_{t-1} in Bahdanau-style decoders, s_t in Luong style.
+// The parts that depend only on the source (U h_j, P h_j, W h_j, the h_j half of W [q; h_j]) are the
+// "keys", computed once per sentence by precompute_keys() and carried in the decoder state, so
+// modules keep no per-batch state.
+#pragma once
+
+#include <torch/nn/module.h>
+#include <torch/nn/modules/linear.h>
+
+#include <memory>
+
+#include "nmt/model/model_config.h"
+
+namespace nmt {
+
+struct AttentionOutput {
+  at::Tensor context;  // [batch, 2H]
+  at::Tensor weights;  // [batch, src_len], rows sum to 1, exactly 0 at padded positions
+};
+
+class AttentionImpl : public torch::nn::Module {
+ public:
+  /// memory [batch, src_len, 2H] -> keys [batch, src_len, K] (K depends on the score).
+  virtual at::Tensor precompute_keys(const at::Tensor& memory) = 0;
+
+  /// query [batch, D], keys from precompute_keys, memory [batch, src_len, 2H],
+  /// mask [batch, src_len] bool (true at real tokens; every row needs one).
+  AttentionOutput forward(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& memory,
+                          const at::Tensor& mask);
+
+  /// Unnormalised scores e [batch, src_len] (exposed for gradient checks).
+  virtual at::Tensor score(const at::Tensor& query, const at::Tensor& keys) = 0;
+};
+
+/// Bahdanau: query_layer W [A, D], key_layer U [A, 2H], energy_layer v [1, A]; no biases.
+class BahdanauAttention : public AttentionImpl {
+ public:
+  BahdanauAttention(std::int64_t query_size, std::int64_t memory_size, std::int64_t attention_size);
+  at::Tensor precompute_keys(const at::Tensor& memory) override;  // U h_j: [batch, src_len, A]
+  at::Tensor score(const at::Tensor& query, const at::Tensor& keys) override;
+
+ private:
+  torch::nn::Linear query_layer_{nullptr}, key_layer_{nullptr}, energy_layer_{nullptr};
+};
+
+/// Luong dot: keys are h_j, or P h_j with key_layer P [D, 2H] when D != 2H.
+class DotAttention : public AttentionImpl {
+ public:
+  DotAttention(std::int64_t query_size, std::int64_t memory_size);
+  at::Tensor precompute_keys(const at::Tensor& memory) override;  // [batch, src_len, D]
+  at::Tensor score(const at::Tensor& query, const at::Tensor& keys) override;
+
+ private:
+  torch::nn::Linear key_layer_{nullptr};  // null when D == 2H
+};
+
+/// Luong general: key_layer W [D, 2H], keys W h_j.
+class GeneralAttention : public AttentionImpl {
+ public:
+  GeneralAttention(std::int64_t query_size, std::int64_t memory_size);
+  at::Tensor precompute_keys(const at::Tensor& memory) override;  // [batch, src_len, D]
+  at::Tensor score(const at::Tensor& query, const at::Tensor& keys) override;
+
+ private:
+  torch::nn::Linear key_layer_{nullptr};
+};
+
+/// Luong concat: concat_layer W [A, D + 2H] (no bias), energy_layer v [1, A].
+/// W [q; h_j] = W[:, :D] q + W[:, D:] h_j; the second term is the key.
+class ConcatAttention : public AttentionImpl {
+ public:
+  ConcatAttention(std::int64_t query_size, std::int64_t memory_size, std::int64_t attention_size);
+  at::Tensor precompute_keys(const at::Tensor& memory) override;  // [batch, src_len, A]
+  at::Tensor score(const at::Tensor& query, const at::Tensor& keys) override;
+
+ private:
+  std::int64_t query_size_;
+  torch::nn::Linear concat_layer_{nullptr}, energy_layer_{nullptr};
+};
+
+/// The attention the config names, with query size D and memory size 2H.
+std::shared_ptr<AttentionImpl> make_attention(const ModelConfig& config);
+
+}  // namespace nmt

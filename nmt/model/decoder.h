@@ -1,0 +1,48 @@
+// GRU decoder with attention, in Bahdanau or Luong style (docs/model.md, "Decoder").
+//   Bahdanau style:  a_t, c_t = attend(s_{t-1});  s_t = GRU([e_{t-1}; c_t], s_{t-1});
+//                    r_t = tanh(W_r [s_t; c_t; e_{t-1}] + b_r)
+//   Luong style:     s_t = GRU([e_{t-1}; r_{t-1}], s_{t-1})  (input feeding, r_0 = 0);
+//                    a_t, c_t = attend(s_t);  r_t = tanh(W_r [c_t; s_t] + b_r)
+// r_t (size R) is what the output layer reads; s_t is the top layer's state.
+#pragma once
+
+#include <torch/nn/module.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/rnn.h>
+
+#include <memory>
+
+#include "nmt/model/attention.h"
+#include "nmt/model/decoder_state.h"
+#include "nmt/model/encoder.h"
+#include "nmt/model/model_config.h"
+
+namespace nmt {
+
+struct DecoderStep {
+  at::Tensor readout;    // [batch, R] r_t
+  at::Tensor attention;  // [batch, src_len] a_t
+  DecoderState state;    // s_t (and r_t as the next input feed in Luong style)
+};
+
+class DecoderImpl : public torch::nn::Module {
+ public:
+  explicit DecoderImpl(const ModelConfig& config);
+
+  /// The state before the first step: attention keys, and s_0 from the bridge
+  /// (zeros, or tanh(W_b [fwd_n; bwd_1] + b_b) of the encoder's top layer, for every decoder layer).
+  DecoderState initial_state(const EncoderOutput& encoded, const at::Tensor& mask);
+
+  /// One step. embedded [batch, E] is e_{t-1}, the embedding of the previous target token.
+  DecoderStep step(const at::Tensor& embedded, const DecoderState& state);
+
+ private:
+  ModelConfig config_;
+  std::shared_ptr<AttentionImpl> attention_;
+  torch::nn::GRU rnn_{nullptr};           // rnn.weight_ih_l0 ...: input E + 2H (Bahdanau) or E + R (Luong)
+  torch::nn::Linear bridge_{nullptr};     // bridge.weight [D, 2H], bridge.bias [D]; absent for the zero bridge
+  torch::nn::Linear readout_{nullptr};    // readout.weight [R, D + 2H + E] (Bahdanau) or [R, 2H + D] (Luong)
+};
+TORCH_MODULE(Decoder);
+
+}  // namespace nmt

@@ -1,0 +1,129 @@
+#include "nmt/model/model_config.h"
+
+#include <nlohmann/json.hpp>
+
+#include <set>
+
+#include "nmt/core/error.h"
+
+namespace nmt {
+namespace {
+
+template <typename Enum, std::size_t N>
+Enum parse_enum(const std::string& name, const char* what, const std::pair<const char*, Enum> (&names)[N]) {
+  std::string expected;
+  for (const auto& [text, value] : names) {
+    if (name == text) return value;
+    expected += (expected.empty() ? "" : ", ") + std::string(text);
+  }
+  throw ConfigError("unknown " + std::string(what) + " '" + name + "' (expected " + expected + ")");
+}
+
+constexpr std::pair<const char*, AttentionType> kAttentionNames[] = {
+    {"bahdanau", AttentionType::bahdanau}, {"dot", AttentionType::dot},
+    {"general", AttentionType::general}, {"concat", AttentionType::concat}};
+constexpr std::pair<const char*, DecoderStyle> kStyleNames[] = {{"bahdanau", DecoderStyle::bahdanau},
+                                                                {"luong", DecoderStyle::luong}};
+constexpr std::pair<const char*, BridgeType> kBridgeNames[] = {{"zero", BridgeType::zero},
+                                                               {"linear", BridgeType::linear}};
+
+template <typename Enum, std::size_t N>
+std::string enum_name(Enum value, const std::pair<const char*, Enum> (&names)[N]) {
+  for (const auto& [text, v] : names) {
+    if (v == value) return text;
+  }
+  return "?";
+}
+
+void require_positive(std::int64_t value, const char* field) {
+  if (value < 1) throw ConfigError("model." + std::string(field) + " must be >= 1, got " + std::to_string(value));
+}
+
+}  // namespace
+
+std::string to_string(AttentionType type) { return enum_name(type, kAttentionNames); }
+std::string to_string(DecoderStyle style) { return enum_name(style, kStyleNames); }
+std::string to_string(BridgeType type) { return enum_name(type, kBridgeNames); }
+AttentionType parse_attention_type(const std::string& name) { return parse_enum(name, "attention type", kAttentionNames); }
+DecoderStyle parse_decoder_style(const std::string& name) { return parse_enum(name, "decoder style", kStyleNames); }
+BridgeType parse_bridge_type(const std::string& name) { return parse_enum(name, "bridge type", kBridgeNames); }
+
+void ModelConfig::validate() const {
+  require_positive(source_vocab_size, "source_vocab_size");
+  require_positive(target_vocab_size, "target_vocab_size");
+  require_positive(embedding_size, "embedding_size");
+  require_positive(encoder_hidden_size, "encoder_hidden_size");
+  require_positive(encoder_layers, "encoder_layers");
+  require_positive(decoder_hidden_size, "decoder_hidden_size");
+  require_positive(decoder_layers, "decoder_layers");
+  require_positive(attention_size, "attention_size");
+  if (!(dropout >= 0.0 && dropout < 1.0)) {
+    throw ConfigError("model.dropout must be in [0, 1), got " + std::to_string(dropout));
+  }
+  if (share_embeddings && source_vocab_size != target_vocab_size) {
+    throw ConfigError("model.share_embeddings needs one vocabulary, got source " +
+                      std::to_string(source_vocab_size) + " and target " + std::to_string(target_vocab_size));
+  }
+}
+
+std::string ModelConfig::to_json() const {
+  const nlohmann::ordered_json json = {
+      {"source_vocab_size", source_vocab_size},
+      {"target_vocab_size", target_vocab_size},
+      {"embedding_size", embedding_size},
+      {"encoder_hidden_size", encoder_hidden_size},
+      {"encoder_layers", encoder_layers},
+      {"decoder_hidden_size", decoder_hidden_size},
+      {"decoder_layers", decoder_layers},
+      {"attention_size", attention_size},
+      {"attention", to_string(attention)},
+      {"decoder_style", to_string(decoder_style)},
+      {"bridge", to_string(bridge)},
+      {"dropout", dropout},
+      {"share_embeddings", share_embeddings},
+      {"tie_output_embedding", tie_output_embedding}};
+  return json.dump();
+}
+
+ModelConfig ModelConfig::from_json(const std::string& text) {
+  ModelConfig config;
+  try {
+    const auto json = nlohmann::json::parse(text);
+    const std::set<std::string> known = {"source_vocab_size", "target_vocab_size", "embedding_size",
+                                         "encoder_hidden_size", "encoder_layers", "decoder_hidden_size",
+                                         "decoder_layers", "attention_size", "attention", "decoder_style",
+                                         "bridge", "dropout", "share_embeddings", "tie_output_embedding"};
+    for (const auto& item : json.items()) {
+      if (!known.count(item.key())) throw DataError("model config: unknown key '" + item.key() + "'");
+    }
+    for (const auto& key : known) {
+      if (!json.contains(key)) throw DataError("model config: missing key '" + key + "'");
+    }
+    config.source_vocab_size = json.at("source_vocab_size").get<std::int64_t>();
+    config.target_vocab_size = json.at("target_vocab_size").get<std::int64_t>();
+    config.embedding_size = json.at("embedding_size").get<std::int64_t>();
+    config.encoder_hidden_size = json.at("encoder_hidden_size").get<std::int64_t>();
+    config.encoder_layers = json.at("encoder_layers").get<std::int64_t>();
+    config.decoder_hidden_size = json.at("decoder_hidden_size").get<std::int64_t>();
+    config.decoder_layers = json.at("decoder_layers").get<std::int64_t>();
+    config.attention_size = json.at("attention_size").get<std::int64_t>();
+    config.attention = parse_attention_type(json.at("attention").get<std::string>());
+    config.decoder_style = parse_decoder_style(json.at("decoder_style").get<std::string>());
+    config.bridge = parse_bridge_type(json.at("bridge").get<std::string>());
+    config.dropout = json.at("dropout").get<double>();
+    config.share_embeddings = json.at("share_embeddings").get<bool>();
+    config.tie_output_embedding = json.at("tie_output_embedding").get<bool>();
+  } catch (const nlohmann::json::exception& e) {
+    throw DataError(std::string("model config: ") + e.what());
+  } catch (const ConfigError& e) {
+    throw DataError(std::string("model config: ") + e.what());
+  }
+  try {
+    config.validate();
+  } catch (const ConfigError& e) {
+    throw DataError(std::string("model config: ") + e.what());
+  }
+  return config;
+}
+
+}  // namespace nmt

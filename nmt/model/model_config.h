@@ -1,0 +1,47 @@
+// ModelConfig: every size and choice that defines a model's architecture. Stored as JSON in each
+// checkpoint; see docs/model.md for what each field means in the equations.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace nmt {
+
+enum class AttentionType { bahdanau, dot, general, concat };
+enum class DecoderStyle { bahdanau, luong };
+enum class BridgeType { zero, linear };
+
+std::string to_string(AttentionType type);
+std::string to_string(DecoderStyle style);
+std::string to_string(BridgeType type);
+AttentionType parse_attention_type(const std::string& name);  // throws ConfigError
+DecoderStyle parse_decoder_style(const std::string& name);    // throws ConfigError
+BridgeType parse_bridge_type(const std::string& name);        // throws ConfigError
+
+struct ModelConfig {
+  std::int64_t source_vocab_size = 8000;
+  std::int64_t target_vocab_size = 8000;
+  std::int64_t embedding_size = 256;       // E: source and target embeddings
+  std::int64_t encoder_hidden_size = 256;  // H: per direction; memory vectors are 2H wide
+  std::int64_t encoder_layers = 1;
+  std::int64_t decoder_hidden_size = 256;  // D: decoder GRU state
+  std::int64_t decoder_layers = 1;
+  std::int64_t attention_size = 256;       // A: hidden layer of the bahdanau and concat scores
+  AttentionType attention = AttentionType::bahdanau;
+  DecoderStyle decoder_style = DecoderStyle::bahdanau;
+  BridgeType bridge = BridgeType::linear;  // decoder's initial state: zeros, or tanh(W [fwd; bwd])
+  double dropout = 0.3;                    // embeddings, between GRU layers, before the output layer
+  bool share_embeddings = false;           // one embedding matrix for both sides (joint vocabulary)
+  bool tie_output_embedding = false;       // output layer weight = target embedding matrix
+
+  /// R: size of the vector the output layer reads (Luong's attentional state, Bahdanau's readout).
+  /// E when the output layer is tied to the embeddings, D otherwise.
+  std::int64_t readout_size() const { return tie_output_embedding ? embedding_size : decoder_hidden_size; }
+
+  void validate() const;  // throws ConfigError naming the field
+  std::string to_json() const;
+  static ModelConfig from_json(const std::string& json);  // throws DataError; unknown keys too
+  bool operator==(const ModelConfig& other) const { return to_json() == other.to_json(); }
+};
+
+}  // namespace nmt

@@ -1,0 +1,72 @@
+#include "nmt/model/seq2seq.h"
+
+#include <ATen/ATen.h>
+#include <torch/nn/init.h>
+
+#include "nmt/data/tokenizer.h"
+
+namespace nmt {
+
+OutputLayerImpl::OutputLayerImpl(std::int64_t readout_size, std::int64_t vocab_size, const at::Tensor& tied_weight) {
+  weight_ = tied_weight.defined() ? tied_weight : register_parameter("weight", at::empty({vocab_size, readout_size}));
+  bias_ = register_parameter("bias", at::zeros({vocab_size}));
+}
+
+at::Tensor OutputLayerImpl::forward(const at::Tensor& readout) { return at::linear(readout, weight_, bias_); }
+
+Seq2SeqImpl::Seq2SeqImpl(const ModelConfig& config) : config_(config) {
+  config_.validate();
+  const auto embedding = [&](std::int64_t vocab) {
+    return torch::nn::Embedding(
+        torch::nn::EmbeddingOptions(vocab, config_.embedding_size).padding_idx(SpecialIds::kPad));
+  };
+  source_embedding_ = register_module("source_embedding", embedding(config_.source_vocab_size));
+  if (!config_.share_embeddings) target_embedding_ = register_module("target_embedding", embedding(config_.target_vocab_size));
+  dropout_ = register_module("dropout", torch::nn::Dropout(config_.dropout));
+  encoder_ = register_module("encoder", Encoder(config_));
+  decoder_ = register_module("decoder", Decoder(config_));
+  output_ = register_module(
+      "output", OutputLayer(config_.readout_size(), config_.target_vocab_size,
+                            config_.tie_output_embedding ? target_embedding()->weight : at::Tensor()));
+
+  torch::NoGradGuard no_grad;
+  for (auto& parameter : parameters()) torch::nn::init::uniform_(parameter, -0.1, 0.1);
+  source_embedding_->weight[SpecialIds::kPad].zero_();
+  target_embedding()->weight[SpecialIds::kPad].zero_();
+}
+
+DecoderState Seq2SeqImpl::encode(const at::Tensor& source, const at::Tensor& source_lengths) {
+  TORCH_CHECK(source.dim() == 2, "encode: source must be [batch, src_len]");
+  const at::Tensor lengths = source_lengths.to(at::kCPU).to(at::kLong);
+  const at::Tensor mask =
+      at::arange(source.size(1), lengths.options()).unsqueeze(0).lt(lengths.unsqueeze(1)).to(source.device());
+  const EncoderOutput encoded = encoder_(dropout_(source_embedding_(source)), lengths);
+  return decoder_->initial_state(encoded, mask);
+}
+
+StepOutput Seq2SeqImpl::step(const DecoderState& state, const at::Tensor& previous_tokens) {
+  TORCH_CHECK(previous_tokens.dim() == 1, "step: previous_tokens must be [batch]");
+  DecoderStep decoded = decoder_->step(dropout_(target_embedding()(previous_tokens)), state);
+  return {output_(dropout_(decoded.readout)).log_softmax(/*dim=*/-1), decoded.attention, std::move(decoded.state)};
+}
+
+Seq2SeqOutput Seq2SeqImpl::forward(const at::Tensor& source, const at::Tensor& source_lengths,
+                                   const at::Tensor& target_in) {
+  TORCH_CHECK(target_in.dim() == 2 && target_in.size(0) == source.size(0),
+              "forward: target_in must be [batch, tgt_len] with the source's batch size");
+  DecoderState state = encode(source, source_lengths);
+  const at::Tensor embedded = dropout_(target_embedding()(target_in));  // [batch, tgt_len, E]
+  std::vector<at::Tensor> readouts, attention;
+  readouts.reserve(static_cast<std::size_t>(target_in.size(1)));
+  attention.reserve(readouts.capacity());
+  for (std::int64_t t = 0; t < target_in.size(1); ++t) {
+    DecoderStep decoded = decoder_->step(embedded.select(1, t), state);
+    readouts.push_back(decoded.readout);
+    attention.push_back(decoded.attention);
+    state = std::move(decoded.state);
+  }
+  // One large projection for all steps: the output layer dominates the cost at real vocabulary sizes.
+  return {output_(dropout_(at::stack(readouts, 1))), at::stack(attention, 1)};
+}
+
+}  // namespace nmt

@@ -1,0 +1,249 @@
+#include "nmt/model/seq2seq.h"
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+#include <torch/nn/functional/loss.h>
+#include <torch/optim/adam.h>
+
+#include <tuple>
+
+#include "nmt/core/error.h"
+#include "nmt/data/tokenizer.h"
+#include "tests/model/model_test_util.h"
+#include "tests/test_util.h"
+
+namespace nmt {
+namespace {
+
+using Combination = std::tuple<AttentionType, DecoderStyle, std::int64_t>;
+
+class EveryArchitecture : public ::testing::TestWithParam<Combination> {
+ protected:
+  ModelConfig config() const {
+    const auto [attention, style, layers] = GetParam();
+    return test::tiny_config(attention, style, layers);
+  }
+};
+
+std::string combination_name(const ::testing::TestParamInfo<Combination>& info) {
+  const auto [attention, style, layers] = info.param;
+  return to_string(attention) + "_" + to_string(style) + "_" + std::to_string(layers) + "layers";
+}
+
+TEST_P(EveryArchitecture, ShapesOfBothFaces) {
+  const ModelConfig c = config();
+  at::manual_seed(1);
+  Seq2Seq model(c);
+  const Batch batch = test::varied_batch(c);
+  const auto out = model->forward(batch.source, batch.source_lengths, batch.target_in);
+  const std::int64_t B = batch.size(), S = batch.source.size(1), T = batch.target_in.size(1);
+  EXPECT_EQ(out.logits.sizes(), (std::vector<std::int64_t>{B, T, c.target_vocab_size}));
+  EXPECT_EQ(out.attention.sizes(), (std::vector<std::int64_t>{B, T, S}));
+
+  const DecoderState state = model->encode(batch.source, batch.source_lengths);
+  EXPECT_EQ(state.memory.sizes(), (std::vector<std::int64_t>{B, S, 2 * c.encoder_hidden_size}));
+  EXPECT_EQ(state.hidden.sizes(), (std::vector<std::int64_t>{c.decoder_layers, B, c.decoder_hidden_size}));
+  EXPECT_EQ(state.feed.defined(), c.decoder_style == DecoderStyle::luong);
+  const StepOutput step = model->step(state, batch.target_in.select(1, 0));
+  EXPECT_EQ(step.log_probs.sizes(), (std::vector<std::int64_t>{B, c.target_vocab_size}));
+  EXPECT_EQ(step.attention.sizes(), (std::vector<std::int64_t>{B, S}));
+  EXPECT_TRUE(at::allclose(step.log_probs.exp().sum(-1), at::ones({B}), 1e-5, 1e-5));
+  // Attention never looks at padding.
+  const at::Tensor padding = batch.source_mask.logical_not().unsqueeze(1).expand_as(out.attention);
+  EXPECT_TRUE(at::all(out.attention.masked_select(padding) == 0).item<bool>());
+  EXPECT_TRUE(at::allclose(out.attention.sum(-1), at::ones({B, T}), 1e-5, 1e-5));
+}
+
+TEST_P(EveryArchitecture, SteppingReproducesTeacherForcing) {
+  const ModelConfig c = config();
+  at::manual_seed(2);
+  Seq2Seq model(c);
+  model->eval();
+  const Batch batch = test::varied_batch(c);
+  const auto forced = model->forward(batch.source, batch.source_lengths, batch.target_in);
+  const at::Tensor forced_log_probs = forced.logits.log_softmax(-1);
+  DecoderState state = model->encode(batch.source, batch.source_lengths);
+  for (std::int64_t t = 0; t < batch.target_in.size(1); ++t) {
+    StepOutput step = model->step(state, batch.target_in.select(1, t));
+    EXPECT_TRUE(at::allclose(step.log_probs, forced_log_probs.select(1, t), 1e-5, 1e-6)) << "step " << t;
+    EXPECT_TRUE(at::allclose(step.attention, forced.attention.select(1, t), 1e-5, 1e-6)) << "step " << t;
+    state = std::move(step.state);
+  }
+}
+
+// A sentence inside a padded batch gets the same encoder states and log-probabilities as alone.
+TEST_P(EveryArchitecture, PaddingNeverChangesARealSentence) {
+  const ModelConfig c = config();
+  at::manual_seed(3);
+  Seq2Seq model(c);
+  model->eval();
+  const auto source = test::random_sequences({9, 4, 6, 2}, static_cast<int>(c.source_vocab_size), 7);
+  const auto target = test::random_sequences({3, 8, 5, 6}, static_cast<int>(c.target_vocab_size), 8);
+  const auto corpus = ParallelCorpus::from_sequences(source, target);
+  const Batch batch = make_batch(corpus, {0, 1, 2, 3});
+  const auto together = model->forward(batch.source, batch.source_lengths, batch.target_in);
+  const DecoderState together_state = model->encode(batch.source, batch.source_lengths);
+  for (std::int64_t row = 0; row < batch.size(); ++row) {
+    const Batch alone = make_batch(corpus, {batch.indices[static_cast<std::size_t>(row)]});
+    const auto single = model->forward(alone.source, alone.source_lengths, alone.target_in);
+    const std::int64_t S = alone.source.size(1), T = alone.target_in.size(1);
+    const DecoderState single_state = model->encode(alone.source, alone.source_lengths);
+    EXPECT_TRUE(at::allclose(together_state.memory[row].slice(0, 0, S), single_state.memory[0], 1e-5, 1e-5));
+    EXPECT_TRUE(at::allclose(together_state.hidden.select(1, row), single_state.hidden.select(1, 0), 1e-5, 1e-5));
+    const at::Tensor log_probs = together.logits[row].slice(0, 0, T).log_softmax(-1);
+    EXPECT_TRUE(at::allclose(log_probs, single.logits[0].log_softmax(-1), 1e-5, 1e-5)) << "row " << row;
+    EXPECT_TRUE(at::allclose(together.attention[row].slice(0, 0, T).slice(1, 0, S), single.attention[0], 1e-5, 1e-5));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, EveryArchitecture,
+                         ::testing::Combine(::testing::Values(AttentionType::bahdanau, AttentionType::dot,
+                                                              AttentionType::general, AttentionType::concat),
+                                            ::testing::Values(DecoderStyle::bahdanau, DecoderStyle::luong),
+                                            ::testing::Values(1, 2)),
+                         combination_name);
+
+// A tiny model learns 20 sentence pairs by heart, for each attention type (and the style that
+// pairs with it in the literature).
+class Overfits : public ::testing::TestWithParam<AttentionType> {};
+
+TEST_P(Overfits, TwentyPairs) {
+  ModelConfig c = test::tiny_config(GetParam(), GetParam() == AttentionType::bahdanau ? DecoderStyle::bahdanau
+                                                                                       : DecoderStyle::luong);
+  c.embedding_size = c.encoder_hidden_size = c.decoder_hidden_size = c.attention_size = 32;
+  at::manual_seed(4);
+  std::vector<int> lengths(20);
+  for (int i = 0; i < 20; ++i) lengths[static_cast<std::size_t>(i)] = 3 + i % 6;
+  const auto corpus = ParallelCorpus::from_sequences(test::random_sequences(lengths, 37, 21),
+                                                     test::random_sequences(lengths, 41, 22));
+  std::vector<std::size_t> all(20);
+  std::iota(all.begin(), all.end(), 0);
+  const Batch batch = make_batch(corpus, all);
+  Seq2Seq model(c);
+  torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(0.02));
+  double loss_value = 0;
+  for (int step = 0; step < 300; ++step) {
+    optimizer.zero_grad();
+    const auto out = model->forward(batch.source, batch.source_lengths, batch.target_in);
+    const auto loss = torch::nn::functional::cross_entropy(
+        out.logits.reshape({-1, c.target_vocab_size}), batch.target_out.reshape(-1),
+        torch::nn::functional::CrossEntropyFuncOptions().ignore_index(SpecialIds::kPad));
+    loss.backward();
+    optimizer.step();
+    loss_value = loss.item<double>();
+    if (loss_value < 0.05) break;
+  }
+  EXPECT_LT(loss_value, 0.05) << "from ln(41) = 3.71 at the start";
+}
+
+INSTANTIATE_TEST_SUITE_P(All, Overfits,
+                         ::testing::Values(AttentionType::bahdanau, AttentionType::dot, AttentionType::general,
+                                           AttentionType::concat),
+                         [](const ::testing::TestParamInfo<AttentionType>& param_info) {
+                           return to_string(param_info.param);
+                         });
+
+TEST(Seq2Seq, StateSelectReordersAndRepeatsRows) {
+  const ModelConfig c = test::tiny_config(AttentionType::general, DecoderStyle::luong, 2);
+  at::manual_seed(5);
+  Seq2Seq model(c);
+  model->eval();
+  const Batch batch = test::varied_batch(c);
+  const DecoderState state = model->encode(batch.source, batch.source_lengths);
+  const at::Tensor order = at::tensor({2, 0, 0, 4}, at::kLong);
+  const DecoderState picked = state.select(order);
+  EXPECT_EQ(picked.batch_size(), 4);
+  const StepOutput all = model->step(state, batch.target_in.select(1, 0));
+  const StepOutput some = model->step(picked, batch.target_in.select(1, 0).index_select(0, order));
+  EXPECT_TRUE(at::allclose(some.log_probs, all.log_probs.index_select(0, order), 1e-6, 1e-6));
+  EXPECT_TRUE(at::equal(some.log_probs[1], some.log_probs[2]));
+}
+
+TEST(Seq2Seq, SharedEmbeddingsTyingAndBridgeChangeParameters) {
+  ModelConfig c = test::tiny_config(AttentionType::bahdanau, DecoderStyle::bahdanau);
+  c.target_vocab_size = c.source_vocab_size;
+  const auto names = [](const ModelConfig& config) {
+    std::set<std::string> out;
+    for (const auto& p : Seq2Seq(config)->named_parameters()) out.insert(p.key());
+    return out;
+  };
+  const auto plain = names(c);
+  EXPECT_TRUE(plain.count("target_embedding.weight"));
+  EXPECT_TRUE(plain.count("output.weight"));
+  EXPECT_TRUE(plain.count("decoder.bridge.weight"));
+  EXPECT_TRUE(plain.count("encoder.rnn.weight_hh_l0_reverse"));
+  c.share_embeddings = true;
+  c.tie_output_embedding = true;
+  c.bridge = BridgeType::zero;
+  const auto lean = names(c);
+  EXPECT_FALSE(lean.count("target_embedding.weight"));
+  EXPECT_FALSE(lean.count("output.weight"));
+  EXPECT_FALSE(lean.count("decoder.bridge.weight"));
+  EXPECT_TRUE(lean.count("output.bias"));
+
+  Seq2Seq tied(c);
+  tied->eval();
+  const Batch batch = test::varied_batch(c);
+  auto params = tied->named_parameters();
+  {
+    // One matrix serves as both embeddings and the output layer: with it zeroed, every logit is
+    // the output bias.
+    torch::NoGradGuard no_grad;
+    params["source_embedding.weight"].zero_();
+  }
+  const auto out = tied->forward(batch.source, batch.source_lengths, batch.target_in);
+  EXPECT_TRUE(at::allclose(out.logits, params["output.bias"].expand_as(out.logits)));
+}
+
+TEST(Seq2Seq, PaddingEmbeddingGetsNoGradient) {
+  const ModelConfig c = test::tiny_config(AttentionType::bahdanau, DecoderStyle::luong);
+  Seq2Seq model(c);
+  const Batch batch = test::varied_batch(c);
+  model->forward(batch.source, batch.source_lengths, batch.target_in).logits.sum().backward();
+  auto params = model->named_parameters();
+  for (const char* name : {"source_embedding.weight", "target_embedding.weight"}) {
+    ASSERT_TRUE(params[name].grad().defined());
+    EXPECT_GT(params[name].grad().abs().sum().item<double>(), 0.0) << name;
+    EXPECT_EQ(params[name].grad()[SpecialIds::kPad].abs().sum().item<double>(), 0.0) << name;
+  }
+}
+
+TEST(Seq2Seq, InitialisationIsSeededAndZeroesPadding) {
+  const ModelConfig c = test::tiny_config(AttentionType::dot, DecoderStyle::luong);
+  at::manual_seed(9);
+  Seq2Seq a(c);
+  at::manual_seed(9);
+  Seq2Seq b(c);
+  const auto pa = a->named_parameters(), pb = b->named_parameters();
+  for (const auto& p : pa) {
+    EXPECT_TRUE(at::equal(p.value(), pb[p.key()])) << p.key();
+    EXPECT_LE(p.value().abs().max().item<double>(), 0.1) << p.key();
+  }
+  EXPECT_EQ(pa["source_embedding.weight"][SpecialIds::kPad].abs().sum().item<double>(), 0.0);
+}
+
+TEST(ModelConfig, JsonRoundTripAndErrors) {
+  ModelConfig c = test::tiny_config(AttentionType::concat, DecoderStyle::luong, 2);
+  c.bridge = BridgeType::zero;
+  c.dropout = 0.25;
+  EXPECT_EQ(ModelConfig::from_json(c.to_json()), c);
+  EXPECT_THROW_WITH(ModelConfig::from_json("{"), DataError, "model config");
+  std::string extra = c.to_json();
+  extra.insert(1, "\"colour\":1,");
+  EXPECT_THROW_WITH(ModelConfig::from_json(extra), DataError, "unknown key 'colour'");
+  std::string bad = c.to_json();
+  bad.replace(bad.find("\"concat\""), 8, "\"cosine\"");
+  EXPECT_THROW_WITH(ModelConfig::from_json(bad), DataError, "unknown attention type 'cosine'");
+  c.dropout = 1.0;
+  EXPECT_THROW_WITH(c.validate(), ConfigError, "model.dropout");
+  c.dropout = 0.1;
+  c.share_embeddings = true;
+  EXPECT_THROW_WITH(c.validate(), ConfigError, "share_embeddings");
+  c.share_embeddings = false;
+  c.decoder_layers = 0;
+  EXPECT_THROW_WITH(c.validate(), ConfigError, "model.decoder_layers");
+  EXPECT_THROW_WITH(Seq2Seq{c}, ConfigError, "model.decoder_layers");
+}
+
+}  // namespace
+}  // namespace nmt
