@@ -1,0 +1,217 @@
+#include "nmt/model/checkpoint.h"
+
+#include <torch/serialize/input-archive.h>
+#include <torch/serialize/output-archive.h>
+
+#include <cstring>
+#include <filesystem>
+#include <tuple>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "nmt/core/error.h"
+#include "nmt/core/file_io.h"
+#include "nmt/core/version.h"
+
+namespace nmt {
+namespace {
+
+// Archive keys. Parameters live under the submodule "model" with their module paths
+// (model.encoder.rnn.weight_ih_l0, ...).
+constexpr const char* kFormatVersion = "format_version";
+constexpr const char* kToolkitVersion = "toolkit_version";
+constexpr const char* kModelConfig = "model_config";
+constexpr const char* kTrainingConfig = "training_config";
+constexpr const char* kSourceTokenizer = "source_spm";
+constexpr const char* kTargetTokenizer = "target_spm";
+constexpr const char* kModel = "model";
+
+at::Tensor bytes_tensor(const std::string& bytes) {
+  at::Tensor tensor = at::empty({static_cast<std::int64_t>(bytes.size())}, at::kByte);
+  std::memcpy(tensor.data_ptr(), bytes.data(), bytes.size());
+  return tensor;
+}
+
+std::string tensor_bytes(const at::Tensor& tensor) {
+  const at::Tensor cpu = tensor.to(at::kCPU).contiguous();
+  return std::string(static_cast<const char*>(cpu.data_ptr()), static_cast<std::size_t>(cpu.numel()));
+}
+
+std::string shape_string(at::IntArrayRef sizes) {
+  std::ostringstream out;
+  out << '[';
+  for (std::size_t i = 0; i < sizes.size(); ++i) out << (i ? ", " : "") << sizes[i];
+  return out.str() + ']';
+}
+
+// Every tensor in an archive and its sub-archives, by dotted path.
+void list_tensors(torch::serialize::InputArchive& archive, const std::string& prefix,
+                  std::map<std::string, at::Tensor>& out) {
+  for (const auto& key : archive.keys()) {
+    torch::serialize::InputArchive child;
+    if (archive.try_read(key, child)) {
+      list_tensors(child, prefix + key + ".", out);
+      continue;
+    }
+    at::Tensor tensor;
+    if (archive.try_read(key, tensor) || archive.try_read(key, tensor, /*is_buffer=*/true)) out[prefix + key] = tensor;
+  }
+}
+
+std::string read_string(torch::serialize::InputArchive& archive, const char* key, const std::string& path) {
+  c10::IValue value;
+  if (!archive.try_read(key, value) || !value.isString()) {
+    throw DataError("checkpoint " + path + ": no '" + key + "' entry");
+  }
+  return value.toStringRef();
+}
+
+Tokenizer read_tokenizer(torch::serialize::InputArchive& archive, const char* key, const std::string& path) {
+  at::Tensor bytes;
+  if (!archive.try_read(key, bytes, /*is_buffer=*/true)) throw DataError("checkpoint " + path + ": no '" + key + "' entry");
+  try {
+    return Tokenizer::from_bytes(tensor_bytes(bytes), path + ":" + key);
+  } catch (const DataError& e) {
+    throw DataError("checkpoint " + std::string(e.what()));
+  }
+}
+
+void check_vocab(const Tokenizer& tokenizer, std::int64_t expected, const char* side, const std::string& path) {
+  if (tokenizer.vocab_size() != expected) {
+    throw DataError("checkpoint " + path + ": " + side + " tokenizer has " + std::to_string(tokenizer.vocab_size()) +
+                    " pieces, the model's vocabulary " + std::to_string(expected));
+  }
+}
+
+// Parameters and buffers as a tree of archives (one per module), written from CPU copies so that a
+// checkpoint saved during GPU training loads anywhere.
+struct ArchiveNode {
+  std::vector<std::tuple<std::string, at::Tensor, bool>> tensors;  // name, value, is_buffer
+  std::map<std::string, ArchiveNode> children;
+
+  void insert(const std::string& path, const at::Tensor& tensor, bool is_buffer) {
+    const auto dot = path.find('.');
+    if (dot == std::string::npos) {
+      tensors.emplace_back(path, tensor.detach().to(at::kCPU), is_buffer);
+    } else {
+      children[path.substr(0, dot)].insert(path.substr(dot + 1), tensor, is_buffer);
+    }
+  }
+  void write(torch::serialize::OutputArchive& archive) const {
+    for (const auto& [name, tensor, is_buffer] : tensors) archive.write(name, tensor, is_buffer);
+    for (const auto& [name, child] : children) {
+      torch::serialize::OutputArchive child_archive;
+      child.write(child_archive);
+      archive.write(name, child_archive);
+    }
+  }
+};
+
+}  // namespace
+
+void save_checkpoint(const std::string& path, Seq2Seq& model, const Tokenizer& source_tokenizer,
+                     const Tokenizer& target_tokenizer, const std::string& training_config) {
+  const ModelConfig& config = model->config();
+  if (source_tokenizer.vocab_size() != config.source_vocab_size ||
+      target_tokenizer.vocab_size() != config.target_vocab_size) {
+    throw ConfigError("cannot save " + path + ": tokenizers have " + std::to_string(source_tokenizer.vocab_size()) +
+                      " and " + std::to_string(target_tokenizer.vocab_size()) + " pieces, the model " +
+                      std::to_string(config.source_vocab_size) + " and " + std::to_string(config.target_vocab_size));
+  }
+  torch::serialize::OutputArchive archive;
+  archive.write(kFormatVersion, c10::IValue(kCheckpointFormatVersion));
+  archive.write(kToolkitVersion, c10::IValue(version()));
+  archive.write(kModelConfig, c10::IValue(config.to_json()));
+  archive.write(kTrainingConfig, c10::IValue(training_config));
+  archive.write(kSourceTokenizer, bytes_tensor(source_tokenizer.model_bytes()), /*is_buffer=*/true);
+  archive.write(kTargetTokenizer, bytes_tensor(target_tokenizer.model_bytes()), /*is_buffer=*/true);
+  ArchiveNode model_tree;
+  for (const auto& item : model->named_parameters()) model_tree.insert(item.key(), item.value(), false);
+  for (const auto& item : model->named_buffers()) model_tree.insert(item.key(), item.value(), true);
+  torch::serialize::OutputArchive model_archive;
+  model_tree.write(model_archive);
+  archive.write(kModel, model_archive);
+
+  std::string bytes;
+  archive.save_to([&bytes](const void* data, std::size_t size) {
+    bytes.append(static_cast<const char*>(data), size);
+    return size;
+  });
+  write_file_atomic(path, bytes);
+}
+
+Checkpoint load_checkpoint(const std::string& path, const c10::Device& device) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw IoError("cannot open checkpoint " + path + ": " +
+                  (std::filesystem::exists(path, ec) ? "not a regular file" : "No such file or directory"));
+  }
+  torch::serialize::InputArchive archive;
+  try {
+    archive.load_from(path, device);
+  } catch (const c10::Error& e) {
+    const std::string what = e.what_without_backtrace();
+    throw DataError("checkpoint " + path + " is not a readable TorchScript archive (truncated or another format): " +
+                    what.substr(0, what.find('\n')));
+  }
+  c10::IValue format;
+  if (!archive.try_read(kFormatVersion, format) || !format.isInt()) {
+    throw DataError("checkpoint " + path + " has no format_version: a TorchScript archive, but not an nmt checkpoint");
+  }
+  if (format.toInt() != kCheckpointFormatVersion) {
+    throw DataError("checkpoint " + path + " has format version " + std::to_string(format.toInt()) + ", nmt " +
+                    version() + " reads version " + std::to_string(kCheckpointFormatVersion));
+  }
+  std::string toolkit_version = read_string(archive, kToolkitVersion, path);
+  std::string training_config = read_string(archive, kTrainingConfig, path);
+  ModelConfig config;
+  try {
+    config = ModelConfig::from_json(read_string(archive, kModelConfig, path));
+  } catch (const DataError& e) {
+    throw DataError("checkpoint " + path + ": " + e.what());
+  }
+  Tokenizer source_tokenizer = read_tokenizer(archive, kSourceTokenizer, path);
+  Tokenizer target_tokenizer = read_tokenizer(archive, kTargetTokenizer, path);
+  check_vocab(source_tokenizer, config.source_vocab_size, "source", path);
+  check_vocab(target_tokenizer, config.target_vocab_size, "target", path);
+
+  torch::serialize::InputArchive model_archive;
+  if (!archive.try_read(kModel, model_archive)) throw DataError("checkpoint " + path + ": no 'model' entry");
+  std::map<std::string, at::Tensor> stored;
+  list_tensors(model_archive, "", stored);
+
+  Seq2Seq model(config);
+  std::vector<std::string> problems;
+  std::set<std::string> expected;
+  torch::NoGradGuard no_grad;
+  const auto fill = [&](const std::string& name, at::Tensor& target) {
+    expected.insert(name);
+    const auto found = stored.find(name);
+    if (found == stored.end()) {
+      problems.push_back("missing " + name);
+    } else if (found->second.sizes() != target.sizes()) {
+      problems.push_back(name + " has shape " + shape_string(found->second.sizes()) + ", expected " +
+                         shape_string(target.sizes()));
+    } else {
+      target.copy_(found->second);
+    }
+  };
+  for (auto& item : model->named_parameters()) fill(item.key(), item.value());
+  for (auto& item : model->named_buffers()) fill(item.key(), item.value());
+  for (const auto& item : stored) {
+    if (!expected.count(item.first)) problems.push_back("unexpected " + item.first);
+  }
+  if (!problems.empty()) {
+    std::string list;
+    for (std::size_t i = 0; i < problems.size() && i < 8; ++i) list += (i ? "; " : "") + problems[i];
+    if (problems.size() > 8) list += "; and " + std::to_string(problems.size() - 8) + " more";
+    throw DataError("checkpoint " + path + " does not match its model config: " + list);
+  }
+  model->to(device);
+  model->eval();
+  return {model, std::move(source_tokenizer), std::move(target_tokenizer), std::move(training_config),
+          std::move(toolkit_version)};
+}
+
+}  // namespace nmt

@@ -1,0 +1,36 @@
+// Checkpoints: one self-contained TorchScript archive per model (docs/checkpoints.md).
+// Readable by torch::jit::load in C++ and torch.jit.load in Python.
+#pragma once
+
+#include <c10/core/Device.h>
+
+#include <cstdint>
+#include <string>
+
+#include "nmt/data/tokenizer.h"
+#include "nmt/model/seq2seq.h"
+
+namespace nmt {
+
+/// Version of the archive layout this build writes and reads. Bump it when names or meanings change.
+constexpr std::int64_t kCheckpointFormatVersion = 1;
+
+struct Checkpoint {
+  Seq2Seq model{nullptr};
+  Tokenizer source_tokenizer;
+  Tokenizer target_tokenizer;
+  std::string training_config;  // the effective training configuration as written (may be empty)
+  std::string toolkit_version;  // of the nmt that wrote the file
+};
+
+/// Writes model parameters, config, both tokenizers and metadata to `path` atomically.
+/// Throws ConfigError if the tokenizers' vocabulary sizes do not match the model; IoError on write.
+void save_checkpoint(const std::string& path, Seq2Seq& model, const Tokenizer& source_tokenizer,
+                     const Tokenizer& target_tokenizer, const std::string& training_config = "");
+
+/// Reads a checkpoint onto `device`. Every problem is a one-line IoError or DataError naming the
+/// file: unreadable or foreign files, unsupported format versions, a config that does not parse,
+/// and parameters that are missing, unexpected or of the wrong shape (all listed).
+Checkpoint load_checkpoint(const std::string& path, const c10::Device& device = c10::Device(c10::kCPU));
+
+}  // namespace nmt
