@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 
@@ -48,16 +49,18 @@ std::vector<std::string> read_lines(const std::string& path) {
   return lines;
 }
 
-const Tokenizer& toy_tokenizer() {
+const Tokenizer& toy_tokenizer(int vocab_size) {
   static const TempDir dir;
-  static const Tokenizer tokenizer = [] {
+  static std::map<int, Tokenizer> trained;
+  auto found = trained.find(vocab_size);
+  if (found == trained.end()) {
     TokenizerTrainOptions options;
     options.input_files = {data_path("toy.es"), data_path("toy.en")};
-    options.model_path = dir.path("toy.model");
-    options.vocab_size = 500;
-    return train_tokenizer(options);
-  }();
-  return tokenizer;
+    options.model_path = dir.path("toy" + std::to_string(vocab_size) + ".model");
+    options.vocab_size = vocab_size;
+    found = trained.emplace(vocab_size, train_tokenizer(options)).first;
+  }
+  return found->second;
 }
 
 }  // namespace nmt::test

@@ -33,8 +33,8 @@ void write_text(const std::string& path, const std::string& content);
 std::string read_text(const std::string& path);
 std::vector<std::string> read_lines(const std::string& path);
 
-/// A joint unigram model with 500 pieces trained once per test program on toy.es + toy.en.
-const Tokenizer& toy_tokenizer();
+/// A joint unigram model trained on toy.es + toy.en, once per test program and size.
+const Tokenizer& toy_tokenizer(int vocab_size = 500);
 
 /// Asserts that `statement` throws `Exception` whose message contains every string in `parts`.
 #define EXPECT_THROW_WITH(statement, Exception, ...)                                   \

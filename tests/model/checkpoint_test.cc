@@ -19,21 +19,6 @@ namespace nmt {
 namespace {
 namespace fs = std::filesystem;
 
-// Toy tokenizers of two sizes, trained once per test program.
-const Tokenizer& tokenizer_of_size(int size) {
-  static test::TempDir dir;
-  static std::map<int, Tokenizer> cache;
-  auto found = cache.find(size);
-  if (found == cache.end()) {
-    TokenizerTrainOptions options;
-    options.input_files = {test::data_path("toy.es"), test::data_path("toy.en")};
-    options.model_path = dir.path("toy" + std::to_string(size) + ".model");
-    options.vocab_size = size;
-    found = cache.emplace(size, train_tokenizer(options)).first;
-  }
-  return found->second;
-}
-
 ModelConfig config_for(int source_vocab, int target_vocab, AttentionType attention, DecoderStyle style) {
   ModelConfig config = test::tiny_config(attention, style, 2);
   config.source_vocab_size = source_vocab;
@@ -54,15 +39,15 @@ TEST(Checkpoint, SaveLoadGivesIdenticalOutputs) {
     at::manual_seed(lean ? 1 : 2);
     Seq2Seq model(config);
     model->eval();
-    const Tokenizer& target = tokenizer_of_size(static_cast<int>(config.target_vocab_size));
+    const Tokenizer& target = test::toy_tokenizer(static_cast<int>(config.target_vocab_size));
     const std::string path = dir.path(lean ? "lean.pt" : "full.pt");
-    save_checkpoint(path, model, tokenizer_of_size(200), target, "train.max_steps = 10\n");
+    save_checkpoint(path, model, test::toy_tokenizer(200), target, "train.max_steps = 10\n");
 
     Checkpoint loaded = load_checkpoint(path);
     EXPECT_EQ(loaded.model->config(), config);
     EXPECT_EQ(loaded.training_config, "train.max_steps = 10\n");
     EXPECT_EQ(loaded.toolkit_version, version());
-    EXPECT_EQ(loaded.source_tokenizer.model_bytes(), tokenizer_of_size(200).model_bytes());
+    EXPECT_EQ(loaded.source_tokenizer.model_bytes(), test::toy_tokenizer(200).model_bytes());
     EXPECT_EQ(loaded.target_tokenizer.model_bytes(), target.model_bytes());
     EXPECT_FALSE(loaded.model->is_training());
     const Batch batch = test::varied_batch(config);
@@ -80,9 +65,9 @@ TEST(Checkpoint, SaveLoadGivesIdenticalOutputs) {
 TEST(Checkpoint, SaveRejectsMismatchedTokenizersAndUnwritablePaths) {
   test::TempDir dir;
   Seq2Seq model(config_for(200, 300, AttentionType::dot, DecoderStyle::luong));
-  EXPECT_THROW_WITH(save_checkpoint(dir.path("x.pt"), model, tokenizer_of_size(200), tokenizer_of_size(200)),
+  EXPECT_THROW_WITH(save_checkpoint(dir.path("x.pt"), model, test::toy_tokenizer(200), test::toy_tokenizer(200)),
                     ConfigError, "x.pt", "200 and 200 pieces", "200 and 300");
-  EXPECT_THROW_WITH(save_checkpoint(dir.root().string(), model, tokenizer_of_size(200), tokenizer_of_size(300)),
+  EXPECT_THROW_WITH(save_checkpoint(dir.root().string(), model, test::toy_tokenizer(200), test::toy_tokenizer(300)),
                     IoError, "is a directory");
   EXPECT_FALSE(fs::exists(dir.path("x.pt")));
 }
@@ -108,8 +93,8 @@ void write_variant(const std::string& path, Seq2Seq& model, const Variant& v) {
     std::memcpy(t.data_ptr(), b.data(), b.size());
     return t;
   };
-  archive.write("source_spm", bytes(tokenizer_of_size(v.source_tokenizer_size)), true);
-  if (v.write_target_tokenizer) archive.write("target_spm", bytes(tokenizer_of_size(300)), true);
+  archive.write("source_spm", bytes(test::toy_tokenizer(v.source_tokenizer_size)), true);
+  if (v.write_target_tokenizer) archive.write("target_spm", bytes(test::toy_tokenizer(300)), true);
   std::map<std::string, at::Tensor> parameters;
   for (const auto& p : model->named_parameters()) parameters[p.key()] = p.value().detach();
   if (v.edit_parameters) v.edit_parameters(parameters);

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""A PyTorch re-implementation of the nmt model, written from docs/model.md alone.
+
+It reads an nmt checkpoint with torch.jit.load (nothing else from the toolkit) and computes the
+same log-probabilities as the C++ model. The interop test (tests/model/python_interop_test.cc)
+holds the two to 1e-5; later the training and search benchmarks use it as the Python baseline.
+
+    /usr/bin/python3 scripts/reference/nmt_reference.py CHECKPOINT          # prints a summary
+    /usr/bin/python3 scripts/reference/nmt_reference.py CHECKPOINT INPUTS   # checks INPUTS' log_probs
+
+INPUTS is a TorchScript archive with buffers source [B,S], source_lengths [B], target_in [B,T],
+log_probs [B,T,V] and attention [B,T,S], as the interop test writes it.
+"""
+import json
+import sys
+
+import torch
+import torch.nn.functional as F
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+
+def load_checkpoint(path):
+    """Returns (config dict, {parameter name: tensor}, source SentencePiece bytes, target bytes)."""
+    archive = torch.jit.load(path, map_location="cpu")
+    if archive.format_version != 1:
+        raise SystemExit(f"{path}: format version {archive.format_version}, this script reads 1")
+    config = json.loads(archive.model_config)
+    params = {name[len("model."):]: p.detach() for name, p in archive.named_parameters()}
+    return config, params, bytes(archive.source_spm.numpy()), bytes(archive.target_spm.numpy())
+
+
+def gru(params, prefix, input_size, hidden_size, layers, bidirectional):
+    rnn = torch.nn.GRU(input_size, hidden_size, num_layers=layers, bidirectional=bidirectional,
+                       batch_first=True)
+    rnn.load_state_dict({name: params[prefix + name] for name, _ in rnn.named_parameters()})
+    return rnn.eval()
+
+
+class Reference:
+    """The forward pass of docs/model.md, in evaluation mode (no dropout)."""
+
+    def __init__(self, config, params):
+        c, p = config, params
+        self.c, self.p = c, p
+        E, H, D = c["embedding_size"], c["encoder_hidden_size"], c["decoder_hidden_size"]
+        self.R = E if c["tie_output_embedding"] else D
+        self.src_emb = p["source_embedding.weight"]
+        self.tgt_emb = self.src_emb if c["share_embeddings"] else p["target_embedding.weight"]
+        self.out_w = self.tgt_emb if c["tie_output_embedding"] else p["output.weight"]
+        self.out_b = p["output.bias"]
+        self.encoder = gru(p, "encoder.rnn.", E, H, c["encoder_layers"], True)
+        rnn_in = E + 2 * H if c["decoder_style"] == "bahdanau" else E + self.R
+        self.decoder = gru(p, "decoder.rnn.", rnn_in, D, c["decoder_layers"], False)
+
+    def keys(self, memory):
+        a, p, D = self.c["attention"], self.p, self.c["decoder_hidden_size"]
+        if a == "bahdanau":
+            return memory @ p["decoder.attention.key_layer.weight"].t()          # U h_j
+        if a in ("dot", "general"):
+            w = p.get("decoder.attention.key_layer.weight")                      # P or W (dot: absent if D = 2H)
+            return memory if w is None else memory @ w.t()
+        return memory @ p["decoder.attention.concat_layer.weight"][:, D:].t()    # W[:, D:] h_j
+
+    def attend(self, q, keys, memory, mask):
+        a, p, D = self.c["attention"], self.p, self.c["decoder_hidden_size"]
+        if a == "bahdanau":
+            e = torch.tanh((q @ p["decoder.attention.query_layer.weight"].t()).unsqueeze(1) + keys)
+            e = (e @ p["decoder.attention.energy_layer.weight"].t()).squeeze(-1)
+        elif a in ("dot", "general"):
+            e = torch.bmm(keys, q.unsqueeze(2)).squeeze(2)
+        else:
+            w = p["decoder.attention.concat_layer.weight"][:, :D]
+            e = torch.tanh((q @ w.t()).unsqueeze(1) + keys)
+            e = (e @ p["decoder.attention.energy_layer.weight"].t()).squeeze(-1)
+        weights = e.masked_fill(~mask, float("-inf")).softmax(-1)
+        return torch.bmm(weights.unsqueeze(1), memory).squeeze(1), weights
+
+    @torch.no_grad()
+    def forward(self, source, source_lengths, target_in):
+        c, p = self.c, self.p
+        B, S = source.shape
+        mask = torch.arange(S).unsqueeze(0) < source_lengths.unsqueeze(1)
+        packed = pack_padded_sequence(F.embedding(source, self.src_emb), source_lengths, batch_first=True,
+                                      enforce_sorted=False)
+        out, h_n = self.encoder(packed)
+        memory, _ = pad_packed_sequence(out, batch_first=True, total_length=S)
+        keys = self.keys(memory)
+        L, D = c["decoder_layers"], c["decoder_hidden_size"]
+        if c["bridge"] == "linear":
+            s0 = torch.tanh(torch.cat([h_n[-2], h_n[-1]], -1) @ p["decoder.bridge.weight"].t() + p["decoder.bridge.bias"])
+            hidden = s0.unsqueeze(0).repeat(L, 1, 1)
+        else:
+            hidden = torch.zeros(L, B, D)
+        feed = torch.zeros(B, self.R)
+        emb = F.embedding(target_in, self.tgt_emb)
+        readouts, attention = [], []
+        for t in range(target_in.shape[1]):
+            e = emb[:, t]
+            if c["decoder_style"] == "bahdanau":
+                ctx, w = self.attend(hidden[-1], keys, memory, mask)
+                out, hidden = self.decoder(torch.cat([e, ctx], -1).unsqueeze(1), hidden)
+                s = out.squeeze(1)
+                r = torch.tanh(torch.cat([s, ctx, e], -1) @ p["decoder.readout.weight"].t() + p["decoder.readout.bias"])
+            else:
+                out, hidden = self.decoder(torch.cat([e, feed], -1).unsqueeze(1), hidden)
+                s = out.squeeze(1)
+                ctx, w = self.attend(s, keys, memory, mask)
+                r = torch.tanh(torch.cat([ctx, s], -1) @ p["decoder.readout.weight"].t() + p["decoder.readout.bias"])
+                feed = r
+            readouts.append(r)
+            attention.append(w)
+        logits = torch.stack(readouts, 1) @ self.out_w.t() + self.out_b
+        return logits.log_softmax(-1), torch.stack(attention, 1)
+
+
+def main(argv):
+    if len(argv) not in (2, 3):
+        print(__doc__, file=sys.stderr)
+        return 2
+    config, params, source_spm, target_spm = load_checkpoint(argv[1])
+    model = Reference(config, params)
+    if len(argv) == 2:
+        count = sum(t.numel() for t in params.values())
+        print(f"{argv[1]}: {config['attention']} attention, {config['decoder_style']} decoder, "
+              f"{count} parameters, tokenizers {len(source_spm)} + {len(target_spm)} bytes")
+        return 0
+    inputs = torch.jit.load(argv[2], map_location="cpu")
+    log_probs, attention = model.forward(inputs.source, inputs.source_lengths, inputs.target_in)
+    # Padded target positions hold arbitrary but finite values in both implementations; compare all.
+    lp_err = (log_probs - inputs.log_probs).abs().max().item()
+    at_err = (attention - inputs.attention).abs().max().item()
+    print(f"max |log p difference| {lp_err:.3g}, max |attention difference| {at_err:.3g}")
+    return 0 if lp_err < 1e-5 and at_err < 1e-5 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

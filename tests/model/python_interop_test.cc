@@ -1,0 +1,108 @@
+// Checkpoints load in Python: scripts/reference/nmt_reference.py, a PyTorch re-implementation written
+// from docs/model.md, reads a checkpoint with torch.jit.load and must reproduce the C++ model's
+// log-probabilities and attention to 1e-5, for every attention type and decoder style.
+// Skips where /usr/bin/python3 or its torch (Debian's python3-torch) is missing.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+#include <torch/serialize/output-archive.h>
+
+#include <cstdlib>
+#include <tuple>
+
+#include "nmt/model/checkpoint.h"
+#include "tests/model/model_test_util.h"
+#include "tests/test_util.h"
+
+namespace nmt {
+namespace {
+
+constexpr const char* kPython = "/usr/bin/python3";
+
+bool python_torch_available() {
+  static const bool available =
+      std::system((std::string(kPython) + " -c 'import torch' >/dev/null 2>&1").c_str()) == 0;
+  return available;
+}
+
+int run_reference(const std::string& checkpoint, const std::string& inputs, const std::string& log) {
+  const std::string command = std::string(kPython) + " " + NMT_SOURCE_DIR + "/scripts/reference/nmt_reference.py " +
+                              checkpoint + " " + inputs + " >" + log + " 2>&1";
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+using Case = std::tuple<AttentionType, DecoderStyle, bool>;  // lean: shared+tied+zero bridge, 2 layers
+
+class PythonInterop : public ::testing::TestWithParam<Case> {};
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  return to_string(std::get<0>(info.param)) + "_" + to_string(std::get<1>(info.param)) +
+         (std::get<2>(info.param) ? "_lean" : "_full");
+}
+
+TEST_P(PythonInterop, ReferenceImplementationReproducesLogProbs) {
+  if (!python_torch_available()) GTEST_SKIP() << kPython << " with torch not available";
+  const auto [attention, style, lean] = GetParam();
+  ModelConfig config = test::tiny_config(attention, style, lean ? 2 : 1);
+  config.source_vocab_size = 200;
+  config.target_vocab_size = lean ? 200 : 300;
+  if (lean) {
+    config.share_embeddings = config.tie_output_embedding = true;
+    config.bridge = BridgeType::zero;
+  }
+  at::manual_seed(17);
+  Seq2Seq model(config);
+  model->eval();
+  test::TempDir dir;
+  save_checkpoint(dir.path("model.pt"), model, test::toy_tokenizer(200),
+                  test::toy_tokenizer(static_cast<int>(config.target_vocab_size)));
+
+  const Batch batch = test::varied_batch(config);
+  const auto out = model->forward(batch.source, batch.source_lengths, batch.target_in);
+  torch::serialize::OutputArchive inputs;
+  inputs.write("source", batch.source, /*is_buffer=*/true);
+  inputs.write("source_lengths", batch.source_lengths, true);
+  inputs.write("target_in", batch.target_in, true);
+  inputs.write("log_probs", out.logits.log_softmax(-1).detach(), true);
+  inputs.write("attention", out.attention.detach(), true);
+  inputs.save_to(dir.path("inputs.pt"));
+
+  const int status = run_reference(dir.path("model.pt"), dir.path("inputs.pt"), dir.path("log.txt"));
+  EXPECT_EQ(status, 0) << test::read_text(dir.path("log.txt"));
+}
+
+INSTANTIATE_TEST_SUITE_P(All, PythonInterop,
+                         ::testing::Combine(::testing::Values(AttentionType::bahdanau, AttentionType::dot,
+                                                              AttentionType::general, AttentionType::concat),
+                                            ::testing::Values(DecoderStyle::bahdanau, DecoderStyle::luong),
+                                            ::testing::Bool()),
+                         case_name);
+
+TEST(PythonCheckpoint, ParameterNamesAsPythonSeesThem) {
+  if (!python_torch_available()) GTEST_SKIP() << kPython << " with torch not available";
+  test::TempDir dir;
+  ModelConfig config = test::tiny_config(AttentionType::bahdanau, DecoderStyle::bahdanau);
+  config.source_vocab_size = 200;
+  config.target_vocab_size = 300;
+  Seq2Seq model(config);
+  save_checkpoint(dir.path("m.pt"), model, test::toy_tokenizer(200), test::toy_tokenizer(300), "x = 1");
+  std::string expected;
+  for (const auto& p : model->named_parameters()) expected += "model." + p.key() + "\n";
+  test::write_text(dir.path("expected.txt"), expected);
+  const std::string script =
+      "import torch,json,sys\n"
+      "m = torch.jit.load(sys.argv[1])\n"
+      "names = sorted(n for n, _ in m.named_parameters())\n"
+      "expected = sorted(open(sys.argv[2]).read().split())\n"
+      "assert names == expected, (names, expected)\n"
+      "assert m.format_version == 1 and m.training_config == 'x = 1'\n"
+      "assert json.loads(m.model_config)['attention'] == 'bahdanau'\n"
+      "assert bytes(m.source_spm.numpy())[:2] and m.target_spm.dtype == torch.uint8\n";
+  test::write_text(dir.path("check.py"), script);
+  const std::string command = std::string(kPython) + " " + dir.path("check.py") + " " + dir.path("m.pt") + " " +
+                              dir.path("expected.txt") + " >" + dir.path("log.txt") + " 2>&1";
+  EXPECT_EQ(std::system(command.c_str()), 0) << test::read_text(dir.path("log.txt"));
+}
+
+}  // namespace
+}  // namespace nmt
