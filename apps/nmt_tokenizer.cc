@@ -30,11 +30,13 @@ void map_lines(const IoOptions& io, LineFn line_fn) {
   nmt::app::TextOutput output(io.output);
   std::string line;
   while (reader.next(line)) {
+    std::string result;
     try {
-      output.stream() << line_fn(line) << '\n';
+      result = line_fn(line);
     } catch (const nmt::Error& e) {
       throw nmt::DataError(reader.path() + ":" + std::to_string(reader.line_number()) + ": " + e.what());
     }
+    output.stream() << result << '\n';
   }
   output.finish();
 }

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
 
 #include "nmt/core/error.h"
 
@@ -29,6 +30,16 @@ std::string read_file(const std::string& path) {
 
 namespace {
 
+// The process umask, read without changing it (umask() can only be read by setting it, which would
+// race with other threads creating files).
+mode_t current_umask() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("Umask:", 0) == 0) return static_cast<mode_t>(std::stoul(line.substr(6), nullptr, 8));
+  }
+  return 022;
+}
+
 // Creates the parent directories of `path` and a temporary file beside it; returns its descriptor.
 int create_temporary_beside(const std::string& path, std::string& tmp) {
   const fs::path target(path);
@@ -41,48 +52,21 @@ int create_temporary_beside(const std::string& path, std::string& tmp) {
   tmp = path + ".tmp.XXXXXX";
   const int fd = ::mkstemp(tmp.data());
   if (fd < 0) throw IoError("cannot write " + path + ": " + std::strerror(errno));
+  // mkstemp creates the file 0600; give it the permissions an ordinary open() would.
+  ::fchmod(fd, 0666 & ~current_umask());
   return fd;
 }
 
 }  // namespace
 
 void write_file_atomic(const std::string& path, std::string_view bytes) {
-  std::string tmp;
-  const int fd = create_temporary_beside(path, tmp);
-
-  auto fail = [&](const char* what) {
-    const std::string reason = std::strerror(errno);
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw IoError(std::string("cannot ") + what + " " + path + ": " + reason);
-  };
-  const char* data = bytes.data();
-  size_t left = bytes.size();
-  while (left > 0) {
-    const ssize_t written = ::write(fd, data, left);
-    if (written < 0) {
-      if (errno == EINTR) continue;
-      fail("write");
-    }
-    data += written;
-    left -= static_cast<size_t>(written);
-  }
-  if (::fchmod(fd, 0644) != 0) fail("set permissions of");
-  if (::fsync(fd) != 0) fail("flush");
-  if (::close(fd) != 0) {
-    ::unlink(tmp.c_str());
-    throw IoError("cannot close " + path + ": " + std::strerror(errno));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    throw IoError("cannot rename into " + path + ": " + reason);
-  }
+  AtomicOutputFile out(path);
+  out.write(bytes);
+  out.commit();
 }
 
 AtomicOutputFile::AtomicOutputFile(std::string path) : path_(std::move(path)) {
   const int fd = create_temporary_beside(path_, tmp_path_);
-  ::fchmod(fd, 0644);
   file_ = ::fdopen(fd, "wb");
   if (!file_) {
     ::close(fd);

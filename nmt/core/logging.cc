@@ -4,9 +4,11 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "nmt/core/error.h"
+#include "nmt/core/log.h"
 
 namespace nmt {
 namespace {
@@ -37,6 +39,8 @@ std::shared_ptr<spdlog::logger> stderr_logger() {
 
 }  // namespace
 
+spdlog::logger& log() { return *stderr_logger(); }
+
 LogLevel parse_log_level(std::string_view name) {
   if (name == "trace") return LogLevel::trace;
   if (name == "debug") return LogLevel::debug;
@@ -50,15 +54,22 @@ LogLevel parse_log_level(std::string_view name) {
 
 void set_log_level(LogLevel level) { stderr_logger()->set_level(to_spdlog(level)); }
 
-void add_log_file(const std::string& path) {
+ScopedLogFile::ScopedLogFile(const std::string& path) {
   auto logger = stderr_logger();
   try {
     auto sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(path, /*truncate=*/false);
     sink->set_pattern("[%Y-%m-%d %H:%M:%S.%e] [%l] %v");
-    logger->sinks().push_back(std::move(sink));
+    sink->set_level(spdlog::level::trace);
+    logger->sinks().push_back(sink);
+    sink_ = sink;
   } catch (const spdlog::spdlog_ex& e) {
     throw IoError("cannot open log file " + path + ": " + e.what());
   }
+}
+
+ScopedLogFile::~ScopedLogFile() {
+  auto& sinks = stderr_logger()->sinks();
+  sinks.erase(std::remove(sinks.begin(), sinks.end(), std::static_pointer_cast<spdlog::sinks::sink>(sink_)), sinks.end());
 }
 
 }  // namespace nmt

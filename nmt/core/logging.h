@@ -1,6 +1,7 @@
 // The library logs through spdlog internally; its public face is only a level and an optional file.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -14,7 +15,16 @@ LogLevel parse_log_level(std::string_view name);
 /// Sets the level of the library's console log (stderr).
 void set_log_level(LogLevel level);
 
-/// Also writes the log to `path` (appending), e.g. a training run's log file.
-void add_log_file(const std::string& path);
+/// While it lives, the log also goes to `path` (appended), e.g. a training run's log file.
+class ScopedLogFile {
+ public:
+  explicit ScopedLogFile(const std::string& path);  // throws IoError
+  ~ScopedLogFile();
+  ScopedLogFile(const ScopedLogFile&) = delete;
+  ScopedLogFile& operator=(const ScopedLogFile&) = delete;
+
+ private:
+  std::shared_ptr<void> sink_;
+};
 
 }  // namespace nmt

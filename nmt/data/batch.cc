@@ -19,11 +19,11 @@ Batch Batch::to(const c10::Device& device) const {
 }
 
 Batch make_batch(const ParallelCorpus& corpus, const std::vector<std::size_t>& indices) {
-  if (indices.empty()) throw Error("make_batch: no sentence pairs");
+  if (indices.empty()) throw DataError("make_batch: no sentence pairs");
   Batch batch;
   batch.indices = indices;
   for (const auto i : indices) {
-    if (i >= corpus.size()) throw Error("make_batch: index " + std::to_string(i) + " out of range");
+    if (i >= corpus.size()) throw DataError("make_batch: index " + std::to_string(i) + " out of range");
   }
   std::stable_sort(batch.indices.begin(), batch.indices.end(), [&](std::size_t a, std::size_t b) {
     return corpus.source(a).size > corpus.source(b).size;

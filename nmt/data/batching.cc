@@ -69,7 +69,7 @@ std::vector<std::vector<std::size_t>> plan_epoch(const ParallelCorpus& corpus,
     if (tokens > options.max_tokens) {
       throw ConfigError("max tokens " + std::to_string(options.max_tokens) +
                         " is smaller than the sentence pair on line " + std::to_string(corpus.line_number(i)) +
-                        " (" + std::to_string(tokens) +
+                        " of " + corpus.name() + " (" + std::to_string(tokens) +
                         " tokens with EOS): raise max tokens or lower the max length filter");
     }
   }
@@ -177,11 +177,13 @@ void BatchIterator::restore(const BatchPosition& position) {
                     " sort pool size or shuffle differ)");
   }
   if (position.epoch < 0 || position.batch < 0) throw DataError("batch position is negative");
-  start_epoch(position.epoch);
-  if (static_cast<std::size_t>(position.batch) >= plan_.size()) {
+  auto plan = plan_epoch(corpus_, options_, position.epoch);  // checked before anything changes
+  if (static_cast<std::size_t>(position.batch) >= plan.size()) {
     throw DataError("batch position " + std::to_string(position.batch) + " is past the end of epoch " +
-                    std::to_string(position.epoch) + " (" + std::to_string(plan_.size()) + " batches)");
+                    std::to_string(position.epoch) + " (" + std::to_string(plan.size()) + " batches)");
   }
+  epoch_ = position.epoch;
+  plan_ = std::move(plan);
   next_batch_ = static_cast<std::size_t>(position.batch);
 }
 

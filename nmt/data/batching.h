@@ -56,6 +56,7 @@ class BatchIterator {
  public:
   /// Throws ConfigError as plan_epoch does, DataError for an empty corpus.
   BatchIterator(const ParallelCorpus& corpus, BatchingOptions options);
+  BatchIterator(ParallelCorpus&& corpus, BatchingOptions options) = delete;  // would dangle
 
   /// The next batch; after an epoch's last batch the iterator moves to the next epoch.
   std::vector<std::size_t> next();

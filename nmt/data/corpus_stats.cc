@@ -55,15 +55,17 @@ CorpusStats compute_corpus_stats(const ParallelCorpus& corpus, const BatchingOpt
   }
   stats.mean_length_ratio = ratio_sum / static_cast<double>(corpus.size());
 
+  // Padding as the tensors hold it: per side, rows x padded length against the real tokens (+ EOS).
   const auto plan = plan_epoch(corpus, batching, 0);
   std::size_t real = 0, positions = 0;
   for (const auto& batch : plan) {
-    std::size_t longest = 0;
+    std::size_t longest_source = 0, longest_target = 0;
     for (const auto i : batch) {
-      longest = std::max<std::size_t>(longest, static_cast<std::size_t>(pair_tokens(corpus, i)));
-      real += static_cast<std::size_t>(pair_tokens(corpus, i));
+      longest_source = std::max(longest_source, corpus.source(i).size + 1);
+      longest_target = std::max(longest_target, corpus.target(i).size + 1);
+      real += corpus.source(i).size + corpus.target(i).size + 2;
     }
-    positions += longest * batch.size();
+    positions += (longest_source + longest_target) * batch.size();
   }
   stats.batches = plan.size();
   stats.mean_batch_pairs = static_cast<double>(corpus.size()) / static_cast<double>(plan.size());

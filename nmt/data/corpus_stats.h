@@ -24,7 +24,7 @@ struct CorpusStats {
   double mean_length_ratio = 0;   // mean of target length / source length
   std::size_t batches = 0;        // in epoch 0 under the batching options
   double mean_batch_pairs = 0;
-  double padding_share = 0;       // padded positions / all positions of the largest tensor per batch
+  double padding_share = 0;       // padded positions / all positions of the source and target tensors
 };
 
 CorpusStats compute_corpus_stats(const ParallelCorpus& corpus, const BatchingOptions& batching);

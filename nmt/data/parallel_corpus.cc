@@ -43,6 +43,7 @@ ParallelCorpus ParallelCorpus::load(const std::string& source_path, const std::s
                                     const CorpusFilterOptions& filter) {
   filter.validate();
   ParallelCorpus corpus;
+  corpus.name_ = source_path + " and " + target_path;
   CorpusCounts& counts = corpus.counts_;
   TextLineReader source_reader(source_path);
   TextLineReader target_reader(target_path);
@@ -70,8 +71,13 @@ ParallelCorpus ParallelCorpus::load(const std::string& source_path, const std::s
       ++counts.empty;
       continue;
     }
-    const std::vector<int> source = source_tokenizer.encode(source_line);
-    const std::vector<int> target = target_tokenizer.encode(target_line);
+    std::vector<int> source, target;
+    try {
+      source = source_tokenizer.encode(source_line);
+      target = target_tokenizer.encode(target_line);
+    } catch (const Error& e) {
+      throw DataError(source_path + ":" + std::to_string(source_reader.line_number()) + ": " + e.what());
+    }
     if (source.empty() || target.empty()) {  // e.g. only characters the normaliser removes
       ++counts.empty;
       continue;

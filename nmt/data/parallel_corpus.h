@@ -52,6 +52,8 @@ class ParallelCorpus {
   TokenSpan target(std::size_t i) const { return span(target_ids_, target_offsets_, i); }
   /// 1-based line of pair i in the input files.
   std::size_t line_number(std::size_t i) const { return line_numbers_[i]; }
+  /// "SOURCE and TARGET" file names, or "<sequences>", for messages.
+  const std::string& name() const { return name_; }
   const CorpusCounts& counts() const { return counts_; }
   std::size_t source_tokens() const { return source_ids_.size(); }
   std::size_t target_tokens() const { return target_ids_.size(); }
@@ -72,6 +74,7 @@ class ParallelCorpus {
   std::vector<std::size_t> source_offsets_{0}, target_offsets_{0};
   std::vector<std::size_t> line_numbers_;
   CorpusCounts counts_;
+  std::string name_ = "<sequences>";
 };
 
 }  // namespace nmt

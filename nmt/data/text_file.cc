@@ -40,27 +40,17 @@ bool TextLineReader::next(std::string& line) {
   }
   ++line_number_;
   if (!line.empty() && line.back() == '\r') line.pop_back();
-  if (line_number_ == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
+  std::size_t stripped = 0;  // so that byte offsets count from the start of the line in the file
+  if (line_number_ == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) {
+    line.erase(0, 3);
+    stripped = 3;
+  }
   const std::size_t bad = find_invalid_utf8(line);
   if (bad != std::string_view::npos) {
     throw DataError(path_ + ":" + std::to_string(line_number_) + ": invalid UTF-8 at byte " +
-                    std::to_string(bad + 1));
+                    std::to_string(bad + stripped + 1));
   }
   return true;
-}
-
-std::size_t count_lines(const std::string& path) {
-  std::ifstream in = open_text(path);
-  std::size_t lines = 0;
-  char buffer[1 << 16];
-  char last = '\n';
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    const auto got = static_cast<std::size_t>(in.gcount());
-    for (std::size_t i = 0; i < got; ++i) lines += buffer[i] == '\n';
-    last = buffer[got - 1];
-  }
-  if (in.bad()) throw IoError("cannot read " + path + ": " + std::strerror(errno));
-  return lines + (last != '\n');
 }
 
 }  // namespace nmt

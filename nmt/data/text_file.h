@@ -29,7 +29,4 @@ class TextLineReader {
   std::size_t line_number_ = 0;
 };
 
-/// Number of lines in a file (a last line without "\n" counts). Throws IoError.
-std::size_t count_lines(const std::string& path);
-
 }  // namespace nmt

@@ -4,10 +4,16 @@
 #include <sentencepiece_processor.h>
 
 #include <cmath>
-#include <thread>
+#include <random>
 
 #include "nmt/core/error.h"
 #include "nmt/core/file_io.h"
+
+// SentencePiece's per-thread generator (declared in its internal util.h, whose include graph we keep
+// out of our build).
+namespace sentencepiece::random {
+std::mt19937* GetRandomGenerator();
+}  // namespace sentencepiece::random
 
 namespace nmt {
 
@@ -46,8 +52,8 @@ void SamplingOptions::validate() const {
   if (!(alpha >= 0.0f && alpha <= 1.0f) || std::isnan(alpha)) {
     throw ConfigError("subword sampling alpha must be in [0, 1], got " + std::to_string(alpha));
   }
-  if (nbest_size == 0 || nbest_size < -1) {
-    throw ConfigError("subword sampling nbest size must be -1 or >= 1, got " + std::to_string(nbest_size));
+  if (nbest_size == 0 || nbest_size < -1 || nbest_size > 512) {  // 512: SentencePiece's limit
+    throw ConfigError("subword sampling nbest size must be -1 or in [1, 512], got " + std::to_string(nbest_size));
   }
 }
 
@@ -97,26 +103,14 @@ std::vector<std::vector<int>> Tokenizer::sample_encode(const std::vector<std::st
                                                        const SamplingOptions& options,
                                                        std::uint32_t seed) const {
   options.validate();
-  // SentencePiece samples with a thread_local std::mt19937 seeded, on the thread's first use,
-  // from a process-wide seed. A fresh thread therefore starts from exactly `seed`, which makes
-  // sampling reproducible (and resumable) without touching other threads' generators.
-  // The seed value UINT_MAX means "random" to SentencePiece, so it is folded onto 0.
-  const unsigned int spm_seed = seed == static_cast<std::uint32_t>(-1) ? 0u : seed;
+  // SentencePiece samples with a thread_local std::mt19937. Reseeding this thread's generator makes
+  // the result a function of (texts, options, seed) alone, whatever other threads do.
+  sentencepiece::random::GetRandomGenerator()->seed(seed);
   std::vector<std::vector<int>> result(texts.size());
-  std::exception_ptr error;
-  std::thread worker([&] {
-    try {
-      sentencepiece::SetRandomGeneratorSeed(spm_seed);
-      for (std::size_t i = 0; i < texts.size(); ++i) {
-        check(impl_->processor.SampleEncode(texts[i], options.nbest_size, options.alpha, &result[i]),
-              impl_->name, "sample");
-      }
-    } catch (...) {
-      error = std::current_exception();
-    }
-  });
-  worker.join();
-  if (error) std::rethrow_exception(error);
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    check(impl_->processor.SampleEncode(texts[i], options.nbest_size, options.alpha, &result[i]), impl_->name,
+          "sample");
+  }
   return result;
 }
 

@@ -22,8 +22,8 @@ struct SpecialIds {
 /// Unigram models: sample from the `nbest_size` best (-1: from all) with smoothing `alpha`.
 /// BPE models: BPE-dropout with merge-dropout probability `alpha` (nbest_size is ignored).
 struct SamplingOptions {
-  float alpha = 0.1f;   // unigram: smoothing (0 < alpha <= 1); BPE: dropout probability in [0, 1)
-  int nbest_size = -1;  // unigram only: -1 (all segmentations) or >= 1
+  float alpha = 0.1f;   // in [0, 1]; unigram: smoothing (0: uniform); BPE: merge-dropout probability
+  int nbest_size = -1;  // unigram only: -1 (all segmentations) or 1..512
   void validate() const;  // throws ConfigError
 };
 
@@ -41,8 +41,8 @@ class Tokenizer {
   std::vector<int> encode(std::string_view text) const;
   std::vector<std::string> encode_pieces(std::string_view text) const;
 
-  /// Samples one segmentation per text. Deterministic in (texts, options, seed): sampling runs on
-  /// a fresh thread whose SentencePiece random generator is seeded with `seed`.
+  /// Samples one segmentation per text. Deterministic in (texts, options, seed), also when several
+  /// threads sample at once: it reseeds the calling thread's SentencePiece generator with `seed`.
   std::vector<std::vector<int>> sample_encode(const std::vector<std::string>& texts,
                                               const SamplingOptions& options, std::uint32_t seed) const;
 

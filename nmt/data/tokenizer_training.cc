@@ -2,7 +2,6 @@
 
 #include <sentencepiece_processor.h>
 #include <sentencepiece_trainer.h>
-#include <spdlog/spdlog.h>
 
 #include <filesystem>
 #include <memory>
@@ -10,6 +9,7 @@
 #include <unordered_map>
 
 #include "nmt/core/error.h"
+#include "nmt/core/log.h"
 #include "nmt/core/file_io.h"
 #include "nmt/data/text_file.h"
 
@@ -84,6 +84,9 @@ SubwordModelType parse_subword_model_type(const std::string& name) {
 void TokenizerTrainOptions::validate() const {
   if (input_files.empty()) throw ConfigError("tokenizer training: no input files");
   if (model_path.empty()) throw ConfigError("tokenizer training: no model path");
+  if (std::filesystem::path(model_path).extension() == ".vocab") {
+    throw ConfigError("tokenizer training: model path " + model_path + " ends in .vocab, the vocabulary's own name");
+  }
   if (vocab_size < 8) {
     throw ConfigError("tokenizer training: vocab size must be >= 8, got " + std::to_string(vocab_size));
   }
@@ -105,7 +108,7 @@ Tokenizer train_tokenizer(const TokenizerTrainOptions& options) {
   for (const auto& file : options.input_files) TextLineReader check_readable(file);
 
   // SentencePiece logs its progress at INFO to stderr; show it only when debugging.
-  sentencepiece::logging::SetMinLogLevel(spdlog::should_log(spdlog::level::debug) ? 0 : 1);
+  sentencepiece::logging::SetMinLogLevel(log().should_log(spdlog::level::debug) ? 0 : 1);
   sentencepiece::SetRandomGeneratorSeed(options.seed == static_cast<std::uint32_t>(-1) ? 0u : options.seed);
 
   const std::unordered_map<std::string, std::string> args = {
@@ -148,9 +151,9 @@ Tokenizer train_tokenizer(const TokenizerTrainOptions& options) {
   if (!processor.LoadFromSerializedProto(model_bytes).ok()) {
     throw DataError("tokenizer training produced an unreadable model");
   }
-  write_file_atomic(vocab_path_for(options.model_path), vocab_text(processor));
   write_file_atomic(options.model_path, model_bytes);
-  spdlog::info("trained {} tokenizer {} ({} pieces) on {} sentences", tokenizer.model_type(),
+  write_file_atomic(vocab_path_for(options.model_path), vocab_text(processor));
+  log().info("trained {} tokenizer {} ({} pieces) on {} sentences", tokenizer.model_type(),
                options.model_path, tokenizer.vocab_size(), sentences.sentences());
   return tokenizer;
 }

@@ -70,10 +70,13 @@ std::string read_string(torch::serialize::InputArchive& archive, const char* key
 Tokenizer read_tokenizer(torch::serialize::InputArchive& archive, const char* key, const std::string& path) {
   at::Tensor bytes;
   if (!archive.try_read(key, bytes, /*is_buffer=*/true)) throw DataError("checkpoint " + path + ": no '" + key + "' entry");
+  if (bytes.scalar_type() != at::kByte || bytes.dim() != 1) {
+    throw DataError("checkpoint " + path + ": '" + key + "' is not a uint8 vector");
+  }
   try {
     return Tokenizer::from_bytes(tensor_bytes(bytes), path + ":" + key);
-  } catch (const DataError& e) {
-    throw DataError("checkpoint " + std::string(e.what()));
+  } catch (const DataError&) {
+    throw DataError("checkpoint " + path + ": '" + key + "' is not a SentencePiece model with the toolkit's special ids");
   }
 }
 
@@ -149,7 +152,7 @@ Checkpoint load_checkpoint(const std::string& path, const c10::Device& device) {
   }
   torch::serialize::InputArchive archive;
   try {
-    archive.load_from(path, device);
+    archive.load_from(path, at::kCPU);  // copied into the model, which then moves to `device` once
   } catch (const c10::Error& e) {
     const std::string what = e.what_without_backtrace();
     throw DataError("checkpoint " + path + " is not a readable TorchScript archive (truncated or another format): " +
@@ -193,6 +196,9 @@ Checkpoint load_checkpoint(const std::string& path, const c10::Device& device) {
     } else if (found->second.sizes() != target.sizes()) {
       problems.push_back(name + " has shape " + shape_string(found->second.sizes()) + ", expected " +
                          shape_string(target.sizes()));
+    } else if (found->second.scalar_type() != target.scalar_type()) {
+      problems.push_back(name + " is " + std::string(c10::toString(found->second.scalar_type())) + ", expected " +
+                         c10::toString(target.scalar_type()));
     } else {
       target.copy_(found->second);
     }

@@ -19,18 +19,14 @@ TEST(TextLineReader, StripsCrlfAndByteOrderMark) {
   test::TempDir dir;
   test::write_text(dir.path("t.txt"), "\xEF\xBB\xBFuno\r\ndos\n\ntres");
   EXPECT_EQ(all_lines(dir.path("t.txt")), (std::vector<std::string>{"uno", "dos", "", "tres"}));
-  EXPECT_EQ(count_lines(dir.path("t.txt")), 4u);
 }
 
-TEST(TextLineReader, CountsLinesLikeTheReader) {
+TEST(TextLineReader, ByteOffsetsCountTheByteOrderMark) {
   test::TempDir dir;
-  test::write_text(dir.path("empty"), "");
-  test::write_text(dir.path("one"), "a\n");
-  test::write_text(dir.path("blank"), "\n\n");
-  EXPECT_EQ(count_lines(dir.path("empty")), 0u);
-  EXPECT_EQ(count_lines(dir.path("one")), 1u);
-  EXPECT_EQ(count_lines(dir.path("blank")), 2u);
-  EXPECT_EQ(all_lines(dir.path("blank")).size(), 2u);
+  test::write_text(dir.path("bom.txt"), "\xEF\xBB\xBF" "ab\xFF\n");
+  TextLineReader reader(dir.path("bom.txt"));
+  std::string line;
+  EXPECT_THROW_WITH(reader.next(line), DataError, "bom.txt:1: invalid UTF-8 at byte 6");
 }
 
 TEST(TextLineReader, InvalidUtf8NamesFileLineAndByte) {
@@ -47,7 +43,6 @@ TEST(TextLineReader, InvalidUtf8NamesFileLineAndByte) {
 TEST(TextLineReader, MissingFileIsAnIoError) {
   test::TempDir dir;
   EXPECT_THROW_WITH(TextLineReader(dir.path("none.txt")), IoError, "none.txt", "No such file");
-  EXPECT_THROW_WITH(count_lines(dir.path("none.txt")), IoError, "none.txt");
   EXPECT_THROW_WITH(TextLineReader(dir.root().string()), IoError, "is a directory");
 }
 

@@ -4,6 +4,7 @@
 #include <sentencepiece_trainer.h>
 
 #include <filesystem>
+#include <thread>
 
 #include "nmt/core/error.h"
 #include "nmt/core/file_io.h"
@@ -108,10 +109,31 @@ TEST(Tokenizer, SamplingIsSeededAndVaries) {
   EXPECT_GT(differs_from_best, 10u) << "alpha 0.1 should change many segmentations";
 }
 
+TEST(Tokenizer, SamplingIsDeterministicAcrossThreads) {
+  const Tokenizer& tok = toy_tokenizer();
+  std::vector<std::string> lines = test::read_lines(data_path("toy.es"));
+  lines.resize(40);
+  const SamplingOptions options{0.1f, -1};
+  const std::vector<std::uint32_t> seeds = {7, 8, 99};
+  std::vector<std::vector<std::vector<int>>> expected;
+  for (const auto seed : seeds) expected.push_back(tok.sample_encode(lines, options, seed));
+  // Three threads sample at once with their own seeds, again and again.
+  for (int round = 0; round < 10; ++round) {
+    std::vector<std::vector<std::vector<int>>> got(seeds.size());
+    std::vector<std::thread> threads;
+    for (std::size_t k = 0; k < seeds.size(); ++k) {
+      threads.emplace_back([&, k] { got[k] = tok.sample_encode(lines, options, seeds[k]); });
+    }
+    for (auto& thread : threads) thread.join();
+    for (std::size_t k = 0; k < seeds.size(); ++k) ASSERT_EQ(got[k], expected[k]) << "seed " << seeds[k];
+  }
+}
+
 TEST(Tokenizer, SamplingOptionsAreValidated) {
   const std::vector<std::string> text{"la luz"};
   EXPECT_THROW_WITH(toy_tokenizer().sample_encode(text, {1.5f, -1}, 1), ConfigError, "alpha");
   EXPECT_THROW_WITH(toy_tokenizer().sample_encode(text, {0.1f, 0}, 1), ConfigError, "nbest");
+  EXPECT_THROW_WITH(toy_tokenizer().sample_encode(text, {0.1f, 1000}, 1), ConfigError, "nbest size must be -1 or in [1, 512]");
 }
 
 TEST(Tokenizer, LoadErrorsNameTheFile) {

@@ -78,6 +78,7 @@ struct Variant {
   std::string config_json;                 // empty: the model's own
   bool write_target_tokenizer = true;
   int source_tokenizer_size = 200;
+  std::string source_spm_bytes;            // non-empty: these bytes instead of a real model
   std::function<void(std::map<std::string, at::Tensor>&)> edit_parameters;
 };
 
@@ -87,14 +88,16 @@ void write_variant(const std::string& path, Seq2Seq& model, const Variant& v) {
   archive.write("toolkit_version", c10::IValue(std::string("test")));
   archive.write("model_config", c10::IValue(v.config_json.empty() ? model->config().to_json() : v.config_json));
   archive.write("training_config", c10::IValue(std::string()));
-  const auto bytes = [](const Tokenizer& tokenizer) {
-    const std::string& b = tokenizer.model_bytes();
+  const auto bytes = [](const std::string& b) {
     at::Tensor t = at::empty({static_cast<std::int64_t>(b.size())}, at::kByte);
     std::memcpy(t.data_ptr(), b.data(), b.size());
     return t;
   };
-  archive.write("source_spm", bytes(test::toy_tokenizer(v.source_tokenizer_size)), true);
-  if (v.write_target_tokenizer) archive.write("target_spm", bytes(test::toy_tokenizer(300)), true);
+  archive.write("source_spm",
+                bytes(v.source_spm_bytes.empty() ? test::toy_tokenizer(v.source_tokenizer_size).model_bytes()
+                                                 : v.source_spm_bytes),
+                true);
+  if (v.write_target_tokenizer) archive.write("target_spm", bytes(test::toy_tokenizer(300).model_bytes()), true);
   std::map<std::string, at::Tensor> parameters;
   for (const auto& p : model->named_parameters()) parameters[p.key()] = p.value().detach();
   if (v.edit_parameters) v.edit_parameters(parameters);
@@ -184,6 +187,9 @@ TEST_F(BrokenCheckpoint, Tokenizers) {
   Variant missing;
   missing.write_target_tokenizer = false;
   EXPECT_THROW_WITH(load_checkpoint(write(missing)), DataError, "no 'target_spm' entry");
+  Variant garbage;
+  garbage.source_spm_bytes = "definitely not a protobuf";
+  EXPECT_THROW_WITH(load_checkpoint(write(garbage)), DataError, "variant.pt", "'source_spm' is not a SentencePiece model");
   Variant wrong_size;
   wrong_size.source_tokenizer_size = 300;
   EXPECT_THROW_WITH(load_checkpoint(write(wrong_size)), DataError, "source tokenizer has 300 pieces",
@@ -196,10 +202,12 @@ TEST_F(BrokenCheckpoint, MissingUnexpectedAndMisshapenParameters) {
     p.erase("decoder.bridge.weight");
     p["decoder.extra.weight"] = at::zeros({2});
     p["decoder.rnn.weight_hh_l1"] = at::zeros({60, 19});
+    p["output.bias"] = p["output.bias"].to(at::kDouble);
   };
   EXPECT_THROW_WITH(load_checkpoint(write(v)), DataError, "does not match its model config",
                     "missing decoder.bridge.weight", "unexpected decoder.extra.weight",
-                    "decoder.rnn.weight_hh_l1 has shape [60, 19], expected [60, 20]");
+                    "decoder.rnn.weight_hh_l1 has shape [60, 19], expected [60, 20]",
+                    "output.bias is Double, expected Float");
 }
 
 }  // namespace

@@ -24,6 +24,8 @@ TEST(Device, CudaMatchesCpuForBothFaces) {
     const auto cpu = model->forward(batch.source, batch.source_lengths, batch.target_in);
     model->to(cuda);
     const Batch on_gpu = batch.to(cuda);
+    EXPECT_EQ(on_gpu.source.device(), cuda);
+    EXPECT_EQ(on_gpu.source_lengths.device().type(), c10::kCPU) << "packing needs lengths on the CPU";
     const auto gpu = model->forward(on_gpu.source, on_gpu.source_lengths, on_gpu.target_in);
     EXPECT_TRUE(at::allclose(gpu.logits.cpu(), cpu.logits, 1e-4, 1e-5));
     EXPECT_TRUE(at::allclose(gpu.attention.cpu(), cpu.attention, 1e-4, 1e-5));
@@ -34,16 +36,27 @@ TEST(Device, CudaMatchesCpuForBothFaces) {
   }
 }
 
-TEST(Device, CheckpointSavedOnCudaLoadsOnCpu) {
+TEST(Device, CheckpointsMoveBetweenCudaAndCpu) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  const c10::Device cuda(c10::kCUDA, 0);
   ModelConfig config = test::tiny_config(AttentionType::general, DecoderStyle::luong);
   config.source_vocab_size = config.target_vocab_size = 200;
+  config.share_embeddings = config.tie_output_embedding = true;
   Seq2Seq model(config);
-  model->to(c10::Device(c10::kCUDA, 0));
+  model->eval();
+  const Batch batch = test::varied_batch(config);
+  const auto expected = model->forward(batch.source, batch.source_lengths, batch.target_in).logits;
+  model->to(cuda);
   test::TempDir dir;
   save_checkpoint(dir.path("gpu.pt"), model, test::toy_tokenizer(200), test::toy_tokenizer(200));
-  Checkpoint loaded = load_checkpoint(dir.path("gpu.pt"));
-  for (const auto& p : loaded.model->parameters()) EXPECT_EQ(p.device().type(), c10::kCPU);
+  Checkpoint on_cpu = load_checkpoint(dir.path("gpu.pt"));
+  for (const auto& p : on_cpu.model->parameters()) EXPECT_EQ(p.device().type(), c10::kCPU);
+  EXPECT_TRUE(at::equal(on_cpu.model->forward(batch.source, batch.source_lengths, batch.target_in).logits, expected));
+  Checkpoint on_gpu = load_checkpoint(dir.path("gpu.pt"), cuda);
+  for (const auto& p : on_gpu.model->parameters()) EXPECT_EQ(p.device(), cuda);
+  const Batch gpu_batch = batch.to(cuda);
+  const auto logits = on_gpu.model->forward(gpu_batch.source, gpu_batch.source_lengths, gpu_batch.target_in).logits;
+  EXPECT_TRUE(at::allclose(logits.cpu(), expected, 1e-4, 1e-5)) << "tied weights survive the move";
 }
 
 }  // namespace

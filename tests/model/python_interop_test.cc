@@ -31,6 +31,10 @@ int run_reference(const std::string& checkpoint, const std::string& inputs, cons
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// Writes a batch, the model's log-probabilities and attention beside dir/model.pt and has the Python
+// reference recompute them; returns its exit status (0: equal within 1e-5).
+int check_with_reference(Seq2Seq& model, const test::TempDir& dir);
+
 using Case = std::tuple<AttentionType, DecoderStyle, bool>;  // lean: shared+tied+zero bridge, 2 layers
 
 class PythonInterop : public ::testing::TestWithParam<Case> {};
@@ -43,7 +47,10 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 TEST_P(PythonInterop, ReferenceImplementationReproducesLogProbs) {
   if (!python_torch_available()) GTEST_SKIP() << kPython << " with torch not available";
   const auto [attention, style, lean] = GetParam();
-  ModelConfig config = test::tiny_config(attention, style, lean ? 2 : 1);
+  // full: separate embeddings, linear bridge over a 2-layer encoder; lean: shared + tied, zero bridge,
+  // 2 decoder layers.
+  ModelConfig config = test::tiny_config(attention, style, 1);
+  (lean ? config.decoder_layers : config.encoder_layers) = 2;
   config.source_vocab_size = 200;
   config.target_vocab_size = lean ? 200 : 300;
   if (lean) {
@@ -57,7 +64,26 @@ TEST_P(PythonInterop, ReferenceImplementationReproducesLogProbs) {
   save_checkpoint(dir.path("model.pt"), model, test::toy_tokenizer(200),
                   test::toy_tokenizer(static_cast<int>(config.target_vocab_size)));
 
-  const Batch batch = test::varied_batch(config);
+  EXPECT_EQ(check_with_reference(model, dir), 0) << test::read_text(dir.path("log.txt"));
+}
+
+TEST(PythonInteropDot, WithoutProjectionWhenSizesMatch) {
+  if (!python_torch_available()) GTEST_SKIP() << kPython << " with torch not available";
+  ModelConfig config = test::tiny_config(AttentionType::dot, DecoderStyle::luong, 1);
+  config.decoder_hidden_size = 2 * config.encoder_hidden_size;  // D = 2H: keys are the memory itself
+  config.source_vocab_size = 200;
+  config.target_vocab_size = 300;
+  at::manual_seed(18);
+  Seq2Seq model(config);
+  model->eval();
+  EXPECT_EQ(model->named_parameters().find("decoder.attention.key_layer.weight"), nullptr);
+  test::TempDir dir;
+  save_checkpoint(dir.path("model.pt"), model, test::toy_tokenizer(200), test::toy_tokenizer(300));
+  EXPECT_EQ(check_with_reference(model, dir), 0) << test::read_text(dir.path("log.txt"));
+}
+
+int check_with_reference(Seq2Seq& model, const test::TempDir& dir) {
+  const Batch batch = test::varied_batch(model->config());
   const auto out = model->forward(batch.source, batch.source_lengths, batch.target_in);
   torch::serialize::OutputArchive inputs;
   inputs.write("source", batch.source, /*is_buffer=*/true);
@@ -66,9 +92,7 @@ TEST_P(PythonInterop, ReferenceImplementationReproducesLogProbs) {
   inputs.write("log_probs", out.logits.log_softmax(-1).detach(), true);
   inputs.write("attention", out.attention.detach(), true);
   inputs.save_to(dir.path("inputs.pt"));
-
-  const int status = run_reference(dir.path("model.pt"), dir.path("inputs.pt"), dir.path("log.txt"));
-  EXPECT_EQ(status, 0) << test::read_text(dir.path("log.txt"));
+  return run_reference(dir.path("model.pt"), dir.path("inputs.pt"), dir.path("log.txt"));
 }
 
 INSTANTIATE_TEST_SUITE_P(All, PythonInterop,
