@@ -1,0 +1,19 @@
+// Greedy search: the most probable token at each step, for a whole batch at once.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <vector>
+
+#include "nmt/model/decoder_state.h"
+#include "nmt/search/search_options.h"
+
+namespace nmt {
+
+/// source [batch, src_len] (x_1 .. x_n EOS, padded), source_lengths [batch] (n + 1). Sentences
+/// leave the batch as soon as they finish, so the cost follows the sentences still running.
+/// Returns one hypothesis per row, in row order.
+std::vector<Hypothesis> greedy_search(IncrementalDecoder& model, const at::Tensor& source,
+                                      const at::Tensor& source_lengths, const SearchOptions& options);
+
+}  // namespace nmt

@@ -1,0 +1,83 @@
+#include "nmt/train/train_config.h"
+
+#include <cmath>
+
+#include "nmt/core/error.h"
+
+namespace nmt {
+namespace {
+
+void require(bool ok, const std::string& key, const std::string& rule, const std::string& value) {
+  if (!ok) throw ConfigError(key + " must be " + rule + ", got " + value);
+}
+
+std::string str(double v) {
+  std::string s = std::to_string(v);
+  s.erase(s.find_last_not_of('0') + 1);
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+OptimizerType parse_optimizer_type(const std::string& name) {
+  if (name == "adam") return OptimizerType::adam;
+  if (name == "adamw") return OptimizerType::adamw;
+  throw ConfigError("unknown optimizer '" + name + "' (expected adam or adamw)");
+}
+
+std::string to_string(OptimizerType type) { return type == OptimizerType::adam ? "adam" : "adamw"; }
+
+ValidationMetric parse_validation_metric(const std::string& name) {
+  if (name == "bleu") return ValidationMetric::bleu;
+  if (name == "loss") return ValidationMetric::loss;
+  throw ConfigError("unknown validation metric '" + name + "' (expected bleu or loss)");
+}
+
+std::string to_string(ValidationMetric metric) { return metric == ValidationMetric::bleu ? "bleu" : "loss"; }
+
+void TrainConfig::validate() const {
+  require(!run_dir.empty(), "run-dir", "set", "''");
+  require(threads >= 1, "threads", ">= 1", std::to_string(threads));
+  for (const auto& [key, value] : {std::pair{"data.train-source", data.train_source},
+                                   {"data.train-target", data.train_target}, {"data.dev-source", data.dev_source},
+                                   {"data.dev-target", data.dev_target}, {"data.source-spm", data.source_spm}}) {
+    require(!value.empty(), key, "set", "''");
+  }
+  require(data.vocab_size >= 8, "data.vocab-size", ">= 8", std::to_string(data.vocab_size));
+  require(data.max_length >= 0, "data.max-length", ">= 0 (0: no limit)", std::to_string(data.max_length));
+  require(data.max_length_ratio == 0 || data.max_length_ratio >= 1, "data.max-length-ratio", ">= 1 (0: no limit)",
+          str(data.max_length_ratio));
+  require(optim.beta1 >= 0 && optim.beta1 < 1, "optim.beta1", "in [0, 1)", str(optim.beta1));
+  require(optim.beta2 >= 0 && optim.beta2 < 1, "optim.beta2", "in [0, 1)", str(optim.beta2));
+  require(optim.eps > 0, "optim.eps", "> 0", str(optim.eps));
+  require(optim.weight_decay >= 0, "optim.weight-decay", ">= 0", str(optim.weight_decay));
+  require(train.max_steps >= 0, "train.max-steps", ">= 0 (0: no limit)", std::to_string(train.max_steps));
+  require(train.max_epochs >= 0, "train.max-epochs", ">= 0 (0: no limit)", std::to_string(train.max_epochs));
+  require(train.max_minutes >= 0, "train.max-minutes", ">= 0 (0: no limit)", str(train.max_minutes));
+  require(train.max_steps > 0 || train.max_epochs > 0 || train.max_minutes > 0 || valid.patience > 0,
+          "train.max-steps, train.max-epochs, train.max-minutes or valid.patience", "set to end training", "none");
+  require(train.max_tokens >= 1, "train.max-tokens", ">= 1", std::to_string(train.max_tokens));
+  require(train.accumulate >= 1, "train.accumulate", ">= 1", std::to_string(train.accumulate));
+  require(train.label_smoothing >= 0 && train.label_smoothing < 1, "train.label-smoothing", "in [0, 1)",
+          str(train.label_smoothing));
+  require(train.clip_norm >= 0, "train.clip-norm", ">= 0 (0: no clipping)", str(train.clip_norm));
+  require(train.sampling_alpha >= 0 && train.sampling_alpha <= 1, "train.sampling-alpha", "in [0, 1] (0: off)",
+          str(train.sampling_alpha));
+  require(train.log_every >= 1, "train.log-every", ">= 1", std::to_string(train.log_every));
+  require(train.max_bad_batches >= 1, "train.max-bad-batches", ">= 1", std::to_string(train.max_bad_batches));
+  require(valid.every >= 0, "valid.every", ">= 0", std::to_string(valid.every));
+  require(valid.max_sentences >= 0, "valid.max-sentences", ">= 0 (0: all)", std::to_string(valid.max_sentences));
+  require(valid.examples >= 0, "valid.examples", ">= 0", std::to_string(valid.examples));
+  require(valid.patience >= 0, "valid.patience", ">= 0 (0: no early stopping)", std::to_string(valid.patience));
+  require(valid.max_length_a >= 0, "valid.max-length-a", ">= 0", str(valid.max_length_a));
+  require(valid.max_length_b >= 0, "valid.max-length-b", ">= 0", std::to_string(valid.max_length_b));
+  require(checkpoint.every >= 0, "checkpoint.every", ">= 0", std::to_string(checkpoint.every));
+  require(checkpoint.keep_last >= 1, "checkpoint.keep-last", ">= 1", std::to_string(checkpoint.keep_last));
+  schedule.validate();
+  ModelConfig sized = model;  // vocabulary sizes are filled in later; check the rest now
+  sized.source_vocab_size = sized.target_vocab_size = data.vocab_size;
+  sized.validate();
+}
+
+}  // namespace nmt

@@ -1,0 +1,38 @@
+// Trainer: from a parallel corpus to checkpoints, resumable exactly (docs/training.md).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "nmt/train/train_config.h"
+
+namespace nmt {
+
+struct TrainResult {
+  std::int64_t steps = 0;        // optimizer steps at the end
+  std::string stop_reason;       // "max steps", "max epochs", "max minutes", "early stopping", "signal"
+  int signal = 0;                // SIGINT or SIGTERM when stopped by one, else 0
+  std::string last_checkpoint;   // path of the final step checkpoint
+  double best_metric = 0;        // best validation value (0 before any validation)
+  std::int64_t skipped_batches = 0;
+};
+
+class Trainer {
+ public:
+  /// `config_text` is the effective configuration as the program printed it; it is written to the
+  /// run directory and stored in every checkpoint. Throws ConfigError from config.validate().
+  Trainer(TrainConfig config, std::string config_text);
+  ~Trainer();
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  /// Trains until a limit is reached or SIGINT/SIGTERM arrives; both end with a checkpoint.
+  TrainResult run();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace nmt

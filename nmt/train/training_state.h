@@ -1,0 +1,33 @@
+// The companion of a checkpoint that makes --resume continue exactly: optimizer moments, schedule,
+// step, data position, random generator states and the validation history. Stored as a TorchScript
+// archive next to the checkpoint (step-000500.pt + step-000500.state).
+#pragma once
+
+#include <torch/optim/optimizer.h>
+
+#include <cstdint>
+#include <string>
+
+#include "nmt/data/batching.h"
+
+namespace nmt {
+
+struct TrainingState {
+  std::int64_t step = 0;                 // optimizer steps taken
+  BatchPosition position;                // the next batch
+  std::string schedule_json;             // LrSchedule::state_json()
+  double best_metric = 0;                // best validation value so far (valid when validations > 0)
+  std::int64_t validations = 0;
+  std::int64_t bad_validations = 0;      // consecutive validations without improvement
+  std::int64_t skipped_batches = 0;      // non-finite batches skipped so far
+  double elapsed_seconds = 0;            // training time before this run (for train.max-minutes)
+};
+
+/// Writes `state`, the optimizer's state and the CPU (and CUDA, if used) generator states atomically.
+void save_training_state(const std::string& path, const TrainingState& state, torch::optim::Optimizer& optimizer);
+
+/// Reads a state written by save_training_state into `optimizer` and the generators; returns the rest.
+/// Throws IoError or DataError naming the file.
+TrainingState load_training_state(const std::string& path, torch::optim::Optimizer& optimizer);
+
+}  // namespace nmt

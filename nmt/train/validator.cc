@@ -1,0 +1,83 @@
+#include "nmt/train/validator.h"
+
+#include <ATen/ATen.h>
+#include <torch/types.h>
+
+#include <cmath>
+
+#include "nmt/data/batch.h"
+#include "nmt/data/batching.h"
+#include "nmt/data/text_file.h"
+#include "nmt/eval/bleu.h"
+#include "nmt/search/translator.h"
+#include "nmt/train/loss.h"
+
+namespace nmt {
+
+double ValidationResult::metric(const ValidationResult& result, ValidationMetric metric) {
+  return metric == ValidationMetric::bleu ? result.bleu : result.loss;
+}
+
+bool ValidationResult::better(double candidate, double best, ValidationMetric metric) {
+  return metric == ValidationMetric::bleu ? candidate > best : candidate < best;
+}
+
+Validator::Validator(const DataOptions& data, const ValidationOptions& options, double label_smoothing,
+                     std::int64_t max_tokens, const Tokenizer& source_tokenizer, const Tokenizer& target_tokenizer)
+    : options_(options),
+      label_smoothing_(label_smoothing),
+      max_tokens_(max_tokens),
+      source_tokenizer_(source_tokenizer),
+      target_tokenizer_(target_tokenizer) {
+  corpus_ = std::make_unique<ParallelCorpus>(
+      ParallelCorpus::load(data.dev_source, data.dev_target, source_tokenizer, target_tokenizer));
+  TextLineReader sources(data.dev_source), references(data.dev_target);
+  std::string source, reference;
+  while (sources.next(source) && references.next(reference)) {
+    if (options_.max_sentences > 0 && static_cast<std::int64_t>(sources_.size()) >= options_.max_sentences) break;
+    sources_.push_back(source);
+    references_.push_back(reference);
+  }
+}
+
+ValidationResult Validator::run(Seq2Seq& model, const c10::Device& device) const {
+  const bool was_training = model->is_training();
+  model->eval();
+  torch::NoGradGuard no_grad;
+  ValidationResult result;
+
+  BatchingOptions batching;
+  batching.max_tokens = std::max<std::int64_t>(max_tokens_, 1);
+  batching.shuffle = false;
+  double loss = 0, nll = 0;
+  std::int64_t tokens = 0;
+  for (const auto& indices : plan_epoch(*corpus_, batching, 0)) {
+    const Batch batch = make_batch(*corpus_, indices).to(device);
+    const auto out = model->forward(batch.source, batch.source_lengths, batch.target_in);
+    const LossSums sums = label_smoothed_cross_entropy(out.logits.reshape({-1, out.logits.size(-1)}),
+                                                       batch.target_out.reshape(-1), label_smoothing_);
+    loss += sums.loss.item<double>();
+    nll += sums.nll.item<double>();
+    tokens += sums.tokens;
+  }
+  result.loss = loss / static_cast<double>(tokens);
+  result.perplexity = std::exp(nll / static_cast<double>(tokens));
+
+  TranslateOptions translate;
+  translate.search.max_length_a = options_.max_length_a;
+  translate.search.max_length_b = options_.max_length_b;
+  translate.max_tokens = std::max<std::int64_t>(2 * max_tokens_, 1);
+  const auto hypotheses = translate_greedy(*model, source_tokenizer_, target_tokenizer_, sources_, translate, device);
+  const BleuScore bleu = corpus_bleu(hypotheses, {references_});
+  result.bleu = bleu.score;
+  result.bleu_text = bleu.format();
+  for (std::size_t i = 0; i < hypotheses.size() && static_cast<std::int64_t>(i) < options_.examples; ++i) {
+    result.sources.push_back(sources_[i]);
+    result.references.push_back(references_[i]);
+    result.hypotheses.push_back(hypotheses[i]);
+  }
+  if (was_training) model->train();
+  return result;
+}
+
+}  // namespace nmt

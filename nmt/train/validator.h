@@ -1,0 +1,49 @@
+// Validation during training: dev loss and perplexity under teacher forcing, and BLEU of greedy
+// translations of the dev set (sacreBLEU's defaults).
+#pragma once
+
+#include <c10/core/Device.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nmt/data/parallel_corpus.h"
+#include "nmt/data/tokenizer.h"
+#include "nmt/model/seq2seq.h"
+#include "nmt/train/train_config.h"
+
+namespace nmt {
+
+struct ValidationResult {
+  double loss = 0;        // label-smoothed loss per target token
+  double perplexity = 0;  // exp(mean -log p) per target token
+  double bleu = 0;
+  std::string bleu_text;  // sacreBLEU-style summary line
+  std::vector<std::string> sources, references, hypotheses;  // the logged examples
+
+  /// The value the config's metric names, and whether `other` is better than `best`.
+  static double metric(const ValidationResult& result, ValidationMetric metric);
+  static bool better(double candidate, double best, ValidationMetric metric);
+};
+
+class Validator {
+ public:
+  /// Reads the dev files (throws IoError/DataError naming them).
+  Validator(const DataOptions& data, const ValidationOptions& options, double label_smoothing,
+            std::int64_t max_tokens, const Tokenizer& source_tokenizer, const Tokenizer& target_tokenizer);
+
+  /// Runs the model in evaluation mode (and leaves it in the mode it found).
+  ValidationResult run(Seq2Seq& model, const c10::Device& device) const;
+  std::size_t size() const { return sources_.size(); }
+
+ private:
+  ValidationOptions options_;
+  double label_smoothing_;
+  std::int64_t max_tokens_;
+  Tokenizer source_tokenizer_, target_tokenizer_;
+  std::unique_ptr<ParallelCorpus> corpus_;
+  std::vector<std::string> sources_, references_;  // for BLEU (up to max_sentences)
+};
+
+}  // namespace nmt

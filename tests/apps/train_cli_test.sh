@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# CLI tests for nmt-train: configuration errors, signals and resume. Usage: train_cli_test.sh BIN_DIR DATA_DIR
+set -uo pipefail
+bin=$1 data=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0 passed=0
+pass() { passed=$((passed + 1)); }
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+# expect STATUS PATTERN -- COMMAND...: exit status, and stderr's last line matches PATTERN.
+expect() {
+  local status=$1 pattern=$2; shift 3
+  "$@" >"$work/out" 2>"$work/err"
+  local got=$?
+  if [[ $got -ne $status ]]; then fail "$* exited $got, expected $status: $(tail -n 3 "$work/err")"; return; fi
+  if [[ -n $pattern ]] && ! tail -n 1 "$work/err" | grep -qE "$pattern"; then
+    fail "$*: last stderr line lacks /$pattern/: $(tail -n 1 "$work/err")"; return
+  fi
+  pass
+}
+
+train=$bin/nmt-train
+head -n 12 "$data/toy.es" >"$work/dev.es"
+head -n 12 "$data/toy.en" >"$work/dev.en"
+cat >"$work/toy.toml" <<TOML
+run-dir = "$work/run"
+device = "cpu"
+
+[data]
+train-source = "$data/toy.es"
+train-target = "$data/toy.en"
+dev-source = "$work/dev.es"
+dev-target = "$work/dev.en"
+source-spm = "$work/spm.model"
+vocab-size = 300
+
+[model]
+embedding-size = 16
+encoder-hidden-size = 16
+decoder-hidden-size = 16
+attention-size = 16
+
+[train]
+max-steps = 100000
+max-tokens = 400
+log-every = 10
+
+[valid]
+every = 0
+
+[checkpoint]
+every = 1000
+TOML
+
+expect 0 "" -- "$train" --help
+grep -q -- "--train.max-steps" "$work/out" || fail "help lacks --train.max-steps"
+
+# Configuration errors: one line naming the key, exit status 2 (usage) or 1.
+printf '[train]\nmax-step = 5\n' >"$work/typo.toml"
+expect 2 "unknown key 'train.max-step'" -- "$train" --config "$work/typo.toml"
+printf '[optim]\nlr = "fast"\n' >"$work/badvalue.toml"
+"$train" --config "$work/badvalue.toml" >/dev/null 2>"$work/err"; [[ $? -ne 0 ]] && grep -q "optim.lr" "$work/err" && pass ||
+  fail "bad value: $(cat "$work/err")"
+expect 1 "train.label-smoothing must be in \[0, 1\), got 1.5" -- "$train" --config "$work/toy.toml" --train.label-smoothing 1.5
+expect 1 "unknown attention type 'cosine'" -- "$train" --config "$work/toy.toml" --model.attention cosine
+expect 1 "device 'cuda'.*CUDA is not available" -- "$train" --config "$work/toy.toml" --device cuda --run-dir "$work/gpu"
+expect 1 "cannot open.*missing.es" -- "$train" --config "$work/toy.toml" --data.train-source "$work/missing.es" \
+  --run-dir "$work/missing"
+
+# SIGINT: a checkpoint, a message, exit status 130; --resume continues from it.
+"$train" --config "$work/toy.toml" >"$work/out" 2>"$work/err" &
+pid=$!
+for _ in $(seq 100); do grep -q "step  *20 " "$work/err" 2>/dev/null && break; sleep 0.2; done
+kill -INT "$pid"
+wait "$pid"
+status=$?
+[[ $status -eq 130 ]] && pass || fail "SIGINT: exit status $status, expected 130: $(tail -n 2 "$work/err")"
+grep -q "stopped by SIGINT at step" "$work/err" && pass || fail "SIGINT: no message"
+stem=$(cat "$work/run/checkpoints/latest" 2>/dev/null)
+[[ -f $work/run/checkpoints/$stem.pt && -f $work/run/checkpoints/$stem.state ]] && pass || fail "SIGINT: no checkpoint"
+step=$((10#${stem#step-}))
+expect 1 "already holds a training run" -- "$train" --config "$work/toy.toml" --train.max-steps 5
+expect 0 "" -- "$train" --config "$work/toy.toml" --resume --train.max-steps $((step + 5))
+grep -q "resumed from .*$stem.pt at step $step" "$work/err" && pass || fail "resume message: $(grep resumed "$work/err")"
+[[ $(cat "$work/run/checkpoints/latest") == $(printf 'step-%08d' $((step + 5))) ]] && pass || fail "resume did not reach step $((step + 5))"
+grep -q '^\[train\]' "$work/run/config.toml" && grep -q '^max-steps = ' "$work/run/config.toml" && pass ||
+  fail "config.toml is not sectioned TOML: $(head -n 5 "$work/run/config.toml")"
+
+echo "$passed passed, $failures failed"
+[[ $failures -eq 0 ]]

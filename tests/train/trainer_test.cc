@@ -1,0 +1,160 @@
+#include "nmt/train/trainer.h"
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+#include "nmt/core/error.h"
+#include "nmt/model/checkpoint.h"
+#include "tests/test_util.h"
+
+namespace nmt {
+namespace {
+namespace fs = std::filesystem;
+
+// Real text (319 verse pairs of Genesis), a tiny model, dropout on (so that resuming must restore
+// the random generator), a subword model trained by the trainer itself on first use.
+TrainConfig toy_config(const test::TempDir& dir, const std::string& run, std::int64_t max_steps) {
+  if (!fs::exists(dir.path("dev.es"))) {
+    const auto es = test::read_lines(test::data_path("toy.es"));
+    const auto en = test::read_lines(test::data_path("toy.en"));
+    std::string dev_es, dev_en;
+    for (int i = 0; i < 12; ++i) {
+      dev_es += es[static_cast<std::size_t>(i)] + "\n";
+      dev_en += en[static_cast<std::size_t>(i)] + "\n";
+    }
+    test::write_text(dir.path("dev.es"), dev_es);
+    test::write_text(dir.path("dev.en"), dev_en);
+  }
+  TrainConfig c;
+  c.run_dir = dir.path(run);
+  c.device = "cpu";
+  c.data.train_source = test::data_path("toy.es");
+  c.data.train_target = test::data_path("toy.en");
+  c.data.dev_source = dir.path("dev.es");
+  c.data.dev_target = dir.path("dev.en");
+  c.data.source_spm = dir.path("spm.model");
+  c.data.vocab_size = 300;
+  c.model.embedding_size = c.model.encoder_hidden_size = c.model.decoder_hidden_size = c.model.attention_size = 24;
+  c.model.dropout = 0.2;
+  c.train.max_steps = max_steps;
+  c.train.max_tokens = 500;
+  c.train.log_every = 5;
+  c.valid.every = 0;
+  c.valid.examples = 1;
+  c.checkpoint.every = 10;
+  c.schedule.lr = 0.003;
+  return c;
+}
+
+std::map<std::string, at::Tensor> final_parameters(const std::string& run_dir, std::int64_t step) {
+  std::string name = std::to_string(step);
+  name.insert(0, 8 - name.size(), '0');
+  Checkpoint checkpoint = load_checkpoint(run_dir + "/checkpoints/step-" + name + ".pt");
+  std::map<std::string, at::Tensor> out;
+  for (const auto& p : checkpoint.model->named_parameters()) out[p.key()] = p.value();
+  return out;
+}
+
+TEST(Trainer, ResumeIsBitIdentical) {
+  test::TempDir dir;
+  Trainer(toy_config(dir, "straight", 20), "").run();
+
+  Trainer(toy_config(dir, "split", 10), "").run();
+  TrainConfig second_half = toy_config(dir, "split", 20);
+  second_half.resume = true;
+  const TrainResult resumed = Trainer(second_half, "").run();
+  EXPECT_EQ(resumed.steps, 20);
+
+  const auto straight = final_parameters(dir.path("straight"), 20);
+  const auto split = final_parameters(dir.path("split"), 20);
+  ASSERT_EQ(straight.size(), split.size());
+  for (const auto& [name, value] : straight) {
+    EXPECT_TRUE(at::equal(value, split.at(name))) << name << " differs after resuming";
+  }
+  // The first run's parameters did change from step 10 to 20 (the comparison is not vacuous).
+  const auto at_10 = final_parameters(dir.path("split"), 10);
+  EXPECT_FALSE(at::equal(at_10.at("decoder.readout.weight"), split.at("decoder.readout.weight")));
+}
+
+TEST(Trainer, LossFallsOnRealText) {
+  test::TempDir dir;
+  TrainConfig config = toy_config(dir, "run", 80);
+  config.model.dropout = 0.0;
+  const TrainResult result = Trainer(config, "the config text\n").run();
+  EXPECT_EQ(result.steps, 80);
+  EXPECT_EQ(result.stop_reason, "max steps");
+  std::vector<double> losses;
+  double dev_perplexity = 0;
+  for (const auto& line : test::read_lines(dir.path("run/metrics.jsonl"))) {
+    const auto json = nlohmann::json::parse(line);
+    if (json.at("event") == "train") losses.push_back(json.at("loss").get<double>());
+    if (json.at("event") == "valid") dev_perplexity = json.at("ppl").get<double>();
+  }
+  ASSERT_EQ(losses.size(), 16u);
+  // From about ln(300) = 5.7 (uniform over the vocabulary) to the unigram level (about 4.8) and below.
+  EXPECT_LT(losses.back(), losses.front() - 0.5) << "from " << losses.front() << " to " << losses.back();
+  EXPECT_GT(dev_perplexity, 1.0);
+  EXPECT_LT(dev_perplexity, 150.0) << "uniform guessing over 300 pieces gives 300";
+  // The run directory holds what the docs promise.
+  for (const char* file : {"config.toml", "train.log", "metrics.jsonl", "best.pt", "checkpoints/latest"}) {
+    EXPECT_TRUE(fs::exists(dir.path("run/") + file)) << file;
+  }
+  EXPECT_EQ(test::read_text(dir.path("run/config.toml")), "the config text\n");
+  EXPECT_EQ(load_checkpoint(dir.path("run/best.pt")).training_config, "the config text\n");
+  // keep-last 3 of the step checkpoints 10, 20, ..., 80.
+  EXPECT_FALSE(fs::exists(dir.path("run/checkpoints/step-00000050.pt")));
+  EXPECT_TRUE(fs::exists(dir.path("run/checkpoints/step-00000060.pt")));
+  EXPECT_TRUE(fs::exists(dir.path("run/checkpoints/step-00000080.state")));
+  EXPECT_TRUE(fs::exists(dir.path("spm.model"))) << "the subword model was trained on first use";
+}
+
+TEST(Trainer, RefusesToOverwriteOrResumeNothing) {
+  test::TempDir dir;
+  TrainConfig config = toy_config(dir, "run", 10);
+  config.resume = true;
+  EXPECT_THROW_WITH(Trainer(config, "").run(), ConfigError, "cannot resume: no checkpoint");
+  config.resume = false;
+  Trainer(config, "").run();
+  EXPECT_THROW_WITH(Trainer(config, "").run(), ConfigError, "already holds a training run", "--resume");
+  config.resume = true;
+  config.train.max_tokens = 499;  // another batch plan: resuming would silently change the data order
+  config.train.max_steps = 20;
+  EXPECT_THROW_WITH(Trainer(config, "").run(), ConfigError, "batching options changed");
+  config.train.max_tokens = 500;
+  config.model.decoder_hidden_size = 32;
+  EXPECT_THROW_WITH(Trainer(config, "").run(), ConfigError, "model config");
+}
+
+TEST(Trainer, EpochLimitAndSubwordSamplingResume) {
+  test::TempDir dir;
+  TrainConfig config = toy_config(dir, "run", 0);
+  config.train.max_epochs = 2;
+  config.train.sampling_alpha = 0.1;
+  const TrainResult result = Trainer(config, "").run();
+  EXPECT_EQ(result.stop_reason, "max epochs");
+  EXPECT_GT(result.steps, 10);
+}
+
+TEST(TrainConfig, ValidationNamesTheKey) {
+  test::TempDir dir;
+  TrainConfig c = toy_config(dir, "run", 10);
+  c.train.max_steps = 0;
+  EXPECT_THROW_WITH(c.validate(), ConfigError, "train.max-steps, train.max-epochs", "end training");
+  c.train.max_steps = 10;
+  c.train.label_smoothing = 1.0;
+  EXPECT_THROW_WITH(c.validate(), ConfigError, "train.label-smoothing must be in [0, 1), got 1");
+  c.train.label_smoothing = 0.1;
+  c.data.dev_source.clear();
+  EXPECT_THROW_WITH(c.validate(), ConfigError, "data.dev-source must be set");
+  c.data.dev_source = "x";
+  c.device = "cuda:7";
+  EXPECT_THROW_WITH(Trainer(c, "").run(), ConfigError, "cuda:7");
+  c.device = "tpu";
+  EXPECT_THROW_WITH(Trainer(c, "").run(), ConfigError, "unknown device 'tpu'");
+}
+
+}  // namespace
+}  // namespace nmt
