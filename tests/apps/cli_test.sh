@@ -2,26 +2,7 @@
 # CLI tests for nmt-tokenizer and nmt-corpus-stats. Usage: cli_test.sh BIN_DIR DATA_DIR
 set -uo pipefail
 bin=$1 data=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0 passed=0
-
-pass() { passed=$((passed + 1)); }
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-
-# expect STATUS PATTERN -- COMMAND...: runs COMMAND, checks its exit status and that stderr matches
-# PATTERN (grep -E) on exactly one line.
-expect() {
-  local status=$1 pattern=$2; shift 3
-  "$@" >"$work/out" 2>"$work/err"
-  local got=$?
-  if [[ $got -ne $status ]]; then fail "$* exited $got, expected $status: $(cat "$work/err")"; return; fi
-  if [[ -n $pattern ]]; then
-    if ! grep -qE "$pattern" "$work/err"; then fail "$*: stderr lacks /$pattern/: $(cat "$work/err")"; return; fi
-    if [[ $(wc -l <"$work/err") -ne 1 ]]; then fail "$*: error is not one line: $(cat "$work/err")"; return; fi
-  fi
-  pass
-}
+source "$(dirname "$0")/cli_lib.sh"
 
 tok=$bin/nmt-tokenizer
 stats=$bin/nmt-corpus-stats
@@ -54,24 +35,24 @@ expect 0 "" -- "$stats" -s "$data/toy.es" -t "$data/toy.en" --source-model "$wor
 grep -q '"pairs_kept":319' "$work/out" || fail "stats: $(cat "$work/out")"
 
 # Errors: one line naming the file or option, non-zero exit, no partial output.
-expect 1 "absent.model" -- "$tok" encode -m "$work/absent.model" -i "$work/in.txt"
-expect 1 "not a SentencePiece model" -- "$tok" encode -m "$data/toy.es" -i "$work/in.txt"
+expect_error 1 "absent.model" -- "$tok" encode -m "$work/absent.model" -i "$work/in.txt"
+expect_error 1 "not a SentencePiece model" -- "$tok" encode -m "$data/toy.es" -i "$work/in.txt"
 printf 'ok\nbroken \xff\n' >"$work/bad.txt"
-expect 1 "bad.txt:2: invalid UTF-8" -- "$tok" encode -m "$work/m/joint.model" -i "$work/bad.txt" -o "$work/never.txt"
+expect_error 1 "bad.txt:2: invalid UTF-8" -- "$tok" encode -m "$work/m/joint.model" -i "$work/bad.txt" -o "$work/never.txt"
 [[ -e $work/never.txt ]] && fail "a failed encode left an output file"
 ls "$work" | grep -q 'never.txt.tmp' && fail "a failed encode left a temporary file"
 printf '12 13\n12 x 13\n' >"$work/badids.txt"
-expect 1 "badids.txt:2: 'x' is not a token id" -- "$tok" decode -m "$work/m/joint.model" -i "$work/badids.txt" \
+expect_error 1 "badids.txt:2: 'x' is not a token id" -- "$tok" decode -m "$work/m/joint.model" -i "$work/badids.txt" \
   -o "$work/never.txt"
 [[ -e $work/never.txt ]] && fail "a failed decode left an output file"
-expect 1 "cannot decode id 99999" -- "$tok" decode -m "$work/m/joint.model" <<<"99999"
-expect 1 "unknown subword model type 'wordpiece'" -- "$tok" train -i "$data/toy.es" -m "$work/x.model" --type wordpiece
-expect 1 "unknown log level 'loud'" -- "$tok" --log-level loud encode -m "$work/m/joint.model"
-expect 1 "alpha must be in" -- "$tok" encode -m "$work/m/joint.model" --sample --alpha 2 <<<"hola"
+expect_error 1 "cannot decode id 99999" -- "$tok" decode -m "$work/m/joint.model" <<<"99999"
+expect_error 1 "unknown subword model type 'wordpiece'" -- "$tok" train -i "$data/toy.es" -m "$work/x.model" --type wordpiece
+expect_error 1 "unknown log level 'loud'" -- "$tok" --log-level loud encode -m "$work/m/joint.model"
+expect_error 1 "alpha must be in" -- "$tok" encode -m "$work/m/joint.model" --sample --alpha 2 <<<"hola"
 head -n 10 "$data/toy.en" >"$work/short.en"
-expect 1 "has 319 lines, .*short.en has 10" -- "$stats" -s "$data/toy.es" -t "$work/short.en" \
+expect_error 1 "has 319 lines, .*short.en has 10" -- "$stats" -s "$data/toy.es" -t "$work/short.en" \
   --source-model "$work/m/joint.model"
-expect 1 "max tokens 5 is smaller than the sentence pair on line" -- "$stats" -s "$data/toy.es" -t "$data/toy.en" \
+expect_error 1 "max tokens 5 is smaller than the sentence pair on line" -- "$stats" -s "$data/toy.es" -t "$data/toy.en" \
   --source-model "$work/m/joint.model" --max-tokens 5
 # Usage errors (CLI11): exit status 105-ish codes are CLI11's; any non-zero with a message will do.
 "$tok" encode >/dev/null 2>"$work/err"; [[ $? -ne 0 ]] && grep -q -- "--model is required" "$work/err" && pass ||
@@ -81,5 +62,4 @@ expect 1 "max tokens 5 is smaller than the sentence pair on line" -- "$stats" -s
 "$stats" --max-tokens abc -s a -t b --source-model c >/dev/null 2>"$work/err"; [[ $? -ne 0 ]] &&
   grep -q "max-tokens" "$work/err" && pass || fail "non-numeric option value"
 
-echo "$passed passed, $failures failed"
-[[ $failures -eq 0 ]]
+finish

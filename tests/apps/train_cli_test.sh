@@ -2,23 +2,7 @@
 # CLI tests for nmt-train: configuration errors, signals and resume. Usage: train_cli_test.sh BIN_DIR DATA_DIR
 set -uo pipefail
 bin=$1 data=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0 passed=0
-pass() { passed=$((passed + 1)); }
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-
-# expect STATUS PATTERN -- COMMAND...: exit status, and stderr's last line matches PATTERN.
-expect() {
-  local status=$1 pattern=$2; shift 3
-  "$@" >"$work/out" 2>"$work/err"
-  local got=$?
-  if [[ $got -ne $status ]]; then fail "$* exited $got, expected $status: $(tail -n 3 "$work/err")"; return; fi
-  if [[ -n $pattern ]] && ! tail -n 1 "$work/err" | grep -qE "$pattern"; then
-    fail "$*: last stderr line lacks /$pattern/: $(tail -n 1 "$work/err")"; return
-  fi
-  pass
-}
+source "$(dirname "$0")/cli_lib.sh"
 
 train=$bin/nmt-train
 head -n 12 "$data/toy.es" >"$work/dev.es"
@@ -93,5 +77,4 @@ grep -q "resumed from .*$stem.pt at step $step" "$work/err" && pass || fail "res
 grep -q '^\[train\]' "$work/run/config.toml" && grep -q '^max-steps = ' "$work/run/config.toml" && pass ||
   fail "config.toml is not sectioned TOML: $(head -n 5 "$work/run/config.toml")"
 
-echo "$passed passed, $failures failed"
-[[ $failures -eq 0 ]]
+finish
