@@ -10,6 +10,8 @@
 #include <torch/optim/adamw.h>
 #include <torch/version.h>
 
+#include <sys/resource.h>
+
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -414,6 +416,10 @@ TrainResult Trainer::Impl::loop() {
       result.stop_reason = "max epochs";
       break;
     }
+    if (config.train.max_steps > 0 && state.step >= config.train.max_steps) {  // e.g. resumed at the limit
+      result.stop_reason = "max steps";
+      break;
+    }
     bool finite = true;
     const double norm = train_step(loss_sum, nll_sum, tokens, finite);
     if (!finite) {
@@ -511,8 +517,11 @@ TrainResult Trainer::run() {
     impl_->start_epoch(0);
   }
   TrainResult result = impl_->loop();
-  log().info("training ended ({}) at step {}; best {} {:.4f}; last checkpoint {}", result.stop_reason, result.steps,
-               to_string(impl_->config.valid.metric), result.best_metric, result.last_checkpoint);
+  struct rusage usage {};
+  getrusage(RUSAGE_SELF, &usage);
+  log().info("training ended ({}) at step {}; best {} {:.4f}; last checkpoint {}; peak memory {:.0f} MiB",
+             result.stop_reason, result.steps, to_string(impl_->config.valid.metric), result.best_metric,
+             result.last_checkpoint, static_cast<double>(usage.ru_maxrss) / 1024.0);
   return result;
 }
 

@@ -73,6 +73,9 @@ step=$((10#${stem#step-}))
 expect 1 "already holds a training run" -- "$train" --config "$work/toy.toml" --train.max-steps 5
 expect 0 "" -- "$train" --config "$work/toy.toml" --resume --train.max-steps $((step + 5))
 grep -q "resumed from .*$stem.pt at step $step" "$work/err" && pass || fail "resume message: $(grep resumed "$work/err")"
+# Resuming a run that is already at its step limit takes no further step.
+expect 0 "" -- "$train" --config "$work/toy.toml" --resume --train.max-steps $((step + 5))
+grep -q "training ended (max steps) at step $((step + 5))" "$work/err" && pass || fail "resume at the limit stepped on"
 [[ $(cat "$work/run/checkpoints/latest") == $(printf 'step-%08d' $((step + 5))) ]] && pass || fail "resume did not reach step $((step + 5))"
 grep -q '^\[train\]' "$work/run/config.toml" && grep -q '^max-steps = ' "$work/run/config.toml" && pass ||
   fail "config.toml is not sectioned TOML: $(head -n 5 "$work/run/config.toml")"

@@ -3,11 +3,13 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <torch/optim/adam.h>
 
 #include <filesystem>
 
 #include "nmt/core/error.h"
 #include "nmt/model/checkpoint.h"
+#include "nmt/train/training_state.h"
 #include "tests/test_util.h"
 
 namespace nmt {
@@ -136,6 +138,20 @@ TEST(Trainer, EpochLimitAndSubwordSamplingResume) {
   const TrainResult result = Trainer(config, "").run();
   EXPECT_EQ(result.stop_reason, "max epochs");
   EXPECT_GT(result.steps, 10);
+}
+
+TEST(Trainer, AccumulationTakesSeveralBatchesPerStep) {
+  test::TempDir dir;
+  TrainConfig config = toy_config(dir, "run", 5);
+  config.train.accumulate = 2;
+  config.checkpoint.every = 5;
+  EXPECT_EQ(Trainer(config, "").run().steps, 5);
+  Checkpoint checkpoint = load_checkpoint(dir.path("run/checkpoints/step-00000005.pt"));
+  torch::optim::Adam optimizer(checkpoint.model->parameters());
+  const TrainingState state = load_training_state(dir.path("run/checkpoints/step-00000005.state"), optimizer);
+  EXPECT_EQ(state.step, 5);
+  EXPECT_EQ(state.position.epoch, 0);
+  EXPECT_EQ(state.position.batch, 10) << "5 steps of 2 batches each";
 }
 
 TEST(TrainConfig, ValidationNamesTheKey) {
