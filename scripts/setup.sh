@@ -35,7 +35,7 @@ if [[ ${#missing[@]} -gt 0 ]]; then
     sudo=(sudo)
   fi
   "${sudo[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
 # LibTorch calls whatever libblas.so.3 the alternatives system selects; the reference BLAS is about
