@@ -3,6 +3,7 @@
 
 #include "apps/common/app_main.h"
 #include "apps/common/config_file.h"
+#include "nmt/core/allocator.h"
 #include "nmt/core/error.h"
 #include "nmt/train/trainer.h"
 
@@ -105,6 +106,7 @@ int main(int argc, char** argv) {
     c.optim.type = nmt::parse_optimizer_type(optimizer);
     c.schedule.type = nmt::parse_schedule_type(schedule);
     c.valid.metric = nmt::parse_validation_metric(metric);
+    nmt::keep_freed_memory();  // same-sized large tensors every step: reuse, do not unmap (allocator.h)
     nmt::Trainer trainer(c, nmt::app::effective_config(app));
     const nmt::TrainResult result = trainer.run();
     if (result.signal != 0) exit_status = 128 + result.signal;  // the shell's convention for a signal

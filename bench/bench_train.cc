@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "bench/bench_util.h"
+#include "nmt/core/allocator.h"
 #include "nmt/data/batch.h"
 #include "nmt/data/batching.h"
 #include "nmt/data/parallel_corpus.h"
@@ -261,6 +262,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    nmt::keep_freed_memory();  // as nmt-train does
     const auto tokenizer = nmt::Tokenizer::load(o.spm_model);
     nmt::CorpusFilterOptions filter;
     filter.max_length = 100;  // data.max-length of configs/bible-es-en.toml

@@ -2,6 +2,8 @@
 
 #include <ATen/ATen.h>
 
+#include <string>
+
 namespace nmt {
 
 DecoderImpl::DecoderImpl(const ModelConfig& config) : config_(config) {
@@ -9,10 +11,10 @@ DecoderImpl::DecoderImpl(const ModelConfig& config) : config_(config) {
                      R = config.readout_size();
   const bool bahdanau = config.decoder_style == DecoderStyle::bahdanau;
   attention_ = register_module("attention", make_attention(config));
+  // The GRU module only holds the parameters under PyTorch's names; recur() runs the cell.
   rnn_ = register_module("rnn", torch::nn::GRU(torch::nn::GRUOptions(bahdanau ? E + H2 : E + R, D)
                                                    .num_layers(config.decoder_layers)
-                                                   .batch_first(true)
-                                                   .dropout(config.decoder_layers > 1 ? config.dropout : 0.0)));
+                                                   .batch_first(true)));
   if (config.bridge == BridgeType::linear) bridge_ = register_module("bridge", torch::nn::Linear(H2, D));
   readout_ = register_module("readout", torch::nn::Linear(bahdanau ? D + H2 + E : H2 + D, R));
 }
@@ -38,26 +40,105 @@ DecoderState DecoderImpl::initial_state(const EncoderOutput& encoded, const at::
   return state;
 }
 
+// Looked up per call, not cached: the tensors stay those of the module whatever moves or loads it.
+std::vector<DecoderImpl::Layer> DecoderImpl::layers() const {
+  const auto named = rnn_->named_parameters(/*recurse=*/false);
+  std::vector<Layer> layers;
+  for (std::int64_t l = 0; l < config_.decoder_layers; ++l) {
+    const std::string suffix = "_l" + std::to_string(l);
+    layers.push_back({named["weight_ih" + suffix], named["weight_hh" + suffix], named["bias_ih" + suffix],
+                      named["bias_hh" + suffix]});
+  }
+  return layers;
+}
+
+at::Tensor DecoderImpl::embedding_gates(const at::Tensor& embedded) const {
+  const Layer first = layers().front();
+  return at::linear(embedded, first.weight_ih.slice(/*dim=*/1, 0, config_.embedding_size), first.bias_ih);
+}
+
+// PyTorch's GRU cell, per layer (x: the layer's input, h: its previous state):
+//   [i_r; i_z; i_n] = W_ih x + b_ih,  [h_r; h_z; h_n] = W_hh h + b_hh
+//   r = sigmoid(i_r + h_r),  z = sigmoid(i_z + h_z),  n = tanh(i_n + r * h_n),  h' = (1 - z) n + z h
+// For the first layer x = [e; other], so W_ih x + b_ih = (W_ih[:, :E] e + b_ih) + W_ih[:, E:] other.
+at::Tensor DecoderImpl::recur(const at::Tensor& embedding_gates, const at::Tensor& other_input,
+                              const at::Tensor& hidden) {
+  const std::vector<Layer> all = layers();
+  std::vector<at::Tensor> states;
+  states.reserve(all.size());
+  at::Tensor input;
+  for (std::size_t l = 0; l < all.size(); ++l) {
+    const Layer& layer = all[l];
+    at::Tensor input_gates;
+    if (l == 0) {
+      input_gates = embedding_gates + at::matmul(other_input, layer.weight_ih.slice(1, config_.embedding_size).t());
+    } else {
+      input_gates = at::linear(at::dropout(input, config_.dropout, is_training()), layer.weight_ih, layer.bias_ih);
+    }
+    const at::Tensor h = hidden[static_cast<std::int64_t>(l)];
+    const auto i = input_gates.chunk(3, /*dim=*/1);
+    const auto g = at::linear(h, layer.weight_hh, layer.bias_hh).chunk(3, /*dim=*/1);
+    const at::Tensor r = at::sigmoid(i[0] + g[0]), z = at::sigmoid(i[1] + g[1]);
+    const at::Tensor n = at::tanh(i[2] + r * g[2]);
+    input = (h - n) * z + n;  // = (1 - z) n + z h
+    states.push_back(input);
+  }
+  return at::stack(states);
+}
+
+at::Tensor DecoderImpl::bahdanau_readout(const at::Tensor& s, const at::Tensor& context, const at::Tensor& embedded) {
+  return at::tanh(readout_(at::cat({s, context, embedded}, -1)));
+}
+
+at::Tensor DecoderImpl::luong_readout(const at::Tensor& context, const at::Tensor& s) {
+  return at::tanh(readout_(at::cat({context, s}, -1)));
+}
+
 DecoderStep DecoderImpl::step(const at::Tensor& embedded, const DecoderState& state) {
   DecoderStep out;
   out.state = state;
+  const at::Tensor gates = embedding_gates(embedded);
   if (config_.decoder_style == DecoderStyle::bahdanau) {
     const AttentionOutput attended = attention_->forward(state.hidden[-1], state.keys, state.memory, state.mask);
-    auto [output, hidden] = rnn_->forward(at::cat({embedded, attended.context}, -1).unsqueeze(1), state.hidden);
-    const at::Tensor s = output.squeeze(1);
-    out.readout = at::tanh(readout_(at::cat({s, attended.context, embedded}, -1)));
+    out.state.hidden = recur(gates, attended.context, state.hidden);
+    out.readout = bahdanau_readout(out.state.hidden[-1], attended.context, embedded);
     out.attention = attended.weights;
-    out.state.hidden = hidden;
   } else {
-    auto [output, hidden] = rnn_->forward(at::cat({embedded, state.feed}, -1).unsqueeze(1), state.hidden);
-    const at::Tensor s = output.squeeze(1);
-    const AttentionOutput attended = attention_->forward(s, state.keys, state.memory, state.mask);
-    out.readout = at::tanh(readout_(at::cat({attended.context, s}, -1)));
+    out.state.hidden = recur(gates, state.feed, state.hidden);
+    const AttentionOutput attended = attention_->forward(out.state.hidden[-1], state.keys, state.memory, state.mask);
+    out.readout = luong_readout(attended.context, out.state.hidden[-1]);
     out.attention = attended.weights;
-    out.state.hidden = hidden;
     out.state.feed = out.readout;
   }
   return out;
+}
+
+DecoderSequence DecoderImpl::forward(const at::Tensor& embedded, DecoderState state) {
+  const std::int64_t steps = embedded.size(1);
+  // unbind, not select(1, t): select's backward would allocate a zero tensor of the whole size per step.
+  const std::vector<at::Tensor> gates = embedding_gates(embedded).unbind(1);  // T x [batch, 3D]
+  std::vector<at::Tensor> tops, contexts, readouts, attention;
+  attention.reserve(static_cast<std::size_t>(steps));
+  for (std::int64_t t = 0; t < steps; ++t) {
+    const auto u = static_cast<std::size_t>(t);
+    if (config_.decoder_style == DecoderStyle::bahdanau) {
+      const AttentionOutput attended = attention_->forward(state.hidden[-1], state.keys, state.memory, state.mask);
+      state.hidden = recur(gates[u], attended.context, state.hidden);
+      tops.push_back(state.hidden[-1]);
+      contexts.push_back(attended.context);
+      attention.push_back(attended.weights);
+    } else {
+      state.hidden = recur(gates[u], state.feed, state.hidden);
+      const AttentionOutput attended = attention_->forward(state.hidden[-1], state.keys, state.memory, state.mask);
+      state.feed = luong_readout(attended.context, state.hidden[-1]);
+      readouts.push_back(state.feed);
+      attention.push_back(attended.weights);
+    }
+  }
+  at::Tensor readout = config_.decoder_style == DecoderStyle::bahdanau
+                           ? bahdanau_readout(at::stack(tops, 1), at::stack(contexts, 1), embedded)
+                           : at::stack(readouts, 1);
+  return {readout, at::stack(attention, 1)};
 }
 
 }  // namespace nmt

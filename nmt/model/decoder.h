@@ -4,6 +4,11 @@
 //   Luong style:     s_t = GRU([e_{t-1}; r_{t-1}], s_{t-1})  (input feeding, r_0 = 0);
 //                    a_t, c_t = attend(s_t);  r_t = tanh(W_r [c_t; s_t] + b_r)
 // r_t (size R) is what the output layer reads; s_t is the top layer's state.
+//
+// Two faces that run the same arithmetic: forward() over whole target sequences (teacher forcing)
+// and step() one token at a time (search). forward() moves what does not depend on the recurrence
+// out of the time loop: the e_{t-1} half of the first GRU layer's input projection, and in Bahdanau
+// style the readout, each become one matrix product over all steps.
 #pragma once
 
 #include <torch/nn/module.h>
@@ -11,6 +16,7 @@
 #include <torch/nn/modules/rnn.h>
 
 #include <memory>
+#include <vector>
 
 #include "nmt/model/attention.h"
 #include "nmt/model/decoder_state.h"
@@ -25,6 +31,11 @@ struct DecoderStep {
   DecoderState state;    // s_t (and r_t as the next input feed in Luong style)
 };
 
+struct DecoderSequence {
+  at::Tensor readouts;   // [batch, tgt_len, R]
+  at::Tensor attention;  // [batch, tgt_len, src_len]
+};
+
 class DecoderImpl : public torch::nn::Module {
  public:
   explicit DecoderImpl(const ModelConfig& config);
@@ -36,7 +47,22 @@ class DecoderImpl : public torch::nn::Module {
   /// One step. embedded [batch, E] is e_{t-1}, the embedding of the previous target token.
   DecoderStep step(const at::Tensor& embedded, const DecoderState& state);
 
+  /// Every step of teacher forcing. embedded [batch, tgt_len, E] holds e_0 .. e_{T-1}.
+  DecoderSequence forward(const at::Tensor& embedded, DecoderState state);
+
  private:
+  struct Layer {
+    at::Tensor weight_ih, weight_hh, bias_ih, bias_hh;  // PyTorch's GRU layout: gates r, z, n
+  };
+  std::vector<Layer> layers() const;
+  /// W_ih[:, :E] e + b_ih of the first layer: the part of its input gates known before the step.
+  at::Tensor embedding_gates(const at::Tensor& embedded) const;
+  /// s_t for every layer from the first layer's embedding gates and the other half of its input
+  /// (c_t in Bahdanau style, r_{t-1} in Luong style). Returns the new hidden [layers, batch, D].
+  at::Tensor recur(const at::Tensor& embedding_gates, const at::Tensor& other_input, const at::Tensor& hidden);
+  at::Tensor bahdanau_readout(const at::Tensor& s, const at::Tensor& context, const at::Tensor& embedded);
+  at::Tensor luong_readout(const at::Tensor& context, const at::Tensor& s);
+
   ModelConfig config_;
   std::shared_ptr<AttentionImpl> attention_;
   torch::nn::GRU rnn_{nullptr};           // rnn.weight_ih_l0 ...: input E + 2H (Bahdanau) or E + R (Luong)

@@ -4,6 +4,8 @@
 #include <torch/nn/module.h>
 #include <torch/nn/modules/rnn.h>
 
+#include <vector>
+
 #include "nmt/model/model_config.h"
 
 namespace nmt {
@@ -17,11 +19,16 @@ class EncoderImpl : public torch::nn::Module {
  public:
   explicit EncoderImpl(const ModelConfig& config);
 
-  /// embedded [batch, src_len, E], lengths [batch] int64 on the CPU (real lengths, EOS included).
-  /// Sequences are packed, so padding never reaches a real position's state.
+  /// embedded [batch, src_len, E], lengths [batch] int64 (real lengths, EOS included, every one >= 1).
+  /// Padding never reaches a real position's state (each direction reads the real tokens first).
   EncoderOutput forward(const at::Tensor& embedded, const at::Tensor& lengths);
 
  private:
+  /// {weight_ih, weight_hh, bias_ih, bias_hh} of one layer and direction.
+  std::vector<at::Tensor> direction_parameters(std::int64_t layer, bool reverse) const;
+
+  std::int64_t layers_;
+  double dropout_;               // between layers, as nn.GRU applies it
   torch::nn::GRU rnn_{nullptr};  // parameters rnn.weight_ih_l0, rnn.weight_hh_l0_reverse, ...
 };
 TORCH_MODULE(Encoder);

@@ -54,19 +54,11 @@ Seq2SeqOutput Seq2SeqImpl::forward(const at::Tensor& source, const at::Tensor& s
                                    const at::Tensor& target_in) {
   TORCH_CHECK(target_in.dim() == 2 && target_in.size(0) == source.size(0),
               "forward: target_in must be [batch, tgt_len] with the source's batch size");
-  DecoderState state = encode(source, source_lengths);
+  const DecoderState state = encode(source, source_lengths);
   const at::Tensor embedded = dropout_(target_embedding()(target_in));  // [batch, tgt_len, E]
-  std::vector<at::Tensor> readouts, attention;
-  readouts.reserve(static_cast<std::size_t>(target_in.size(1)));
-  attention.reserve(readouts.capacity());
-  for (std::int64_t t = 0; t < target_in.size(1); ++t) {
-    DecoderStep decoded = decoder_->step(embedded.select(1, t), state);
-    readouts.push_back(decoded.readout);
-    attention.push_back(decoded.attention);
-    state = std::move(decoded.state);
-  }
+  const DecoderSequence decoded = decoder_->forward(embedded, state);
   // One large projection for all steps: the output layer dominates the cost at real vocabulary sizes.
-  return {output_(dropout_(at::stack(readouts, 1))), at::stack(attention, 1)};
+  return {output_(dropout_(decoded.readouts)), decoded.attention};
 }
 
 }  // namespace nmt
