@@ -4,8 +4,16 @@
 
 #include <limits>
 
+#include "nmt/model/stable_linear.h"
+
 namespace nmt {
 namespace {
+
+// Scores are elementwise products summed over the last dimension, not matrix products with one
+// output column: BLAS picks different kernels (and summation orders) for such products depending
+// on how many rows there are, and a sentence's scores must not depend on its neighbours in the
+// batch (docs/search.md, "Batch invariance").
+at::Tensor row_dot(const at::Tensor& a, const at::Tensor& b) { return (a * b).sum(-1); }
 
 torch::nn::Linear linear(std::int64_t in, std::int64_t out) {
   return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(false));
@@ -30,11 +38,11 @@ BahdanauAttention::BahdanauAttention(std::int64_t query_size, std::int64_t memor
   energy_layer_ = register_module("energy_layer", linear(attention_size, 1));
 }
 
-at::Tensor BahdanauAttention::precompute_keys(const at::Tensor& memory) { return key_layer_(memory); }
+at::Tensor BahdanauAttention::precompute_keys(const at::Tensor& memory) { return stable_linear(memory, key_layer_->weight); }
 
 at::Tensor BahdanauAttention::score(const at::Tensor& query, const at::Tensor& keys) {
   // v^T tanh(W q + U h_j): [batch, 1, A] + [batch, src_len, A] -> [batch, src_len]
-  return energy_layer_(at::tanh(query_layer_(query).unsqueeze(1) + keys)).squeeze(-1);
+  return row_dot(at::tanh(stable_linear(query, query_layer_->weight).unsqueeze(1) + keys), energy_layer_->weight.squeeze(0));
 }
 
 DotAttention::DotAttention(std::int64_t query_size, std::int64_t memory_size) {
@@ -42,21 +50,21 @@ DotAttention::DotAttention(std::int64_t query_size, std::int64_t memory_size) {
 }
 
 at::Tensor DotAttention::precompute_keys(const at::Tensor& memory) {
-  return key_layer_ ? key_layer_(memory) : memory;
+  return key_layer_ ? stable_linear(memory, key_layer_->weight) : memory;
 }
 
 at::Tensor DotAttention::score(const at::Tensor& query, const at::Tensor& keys) {
-  return keys.bmm(query.unsqueeze(2)).squeeze(2);  // [batch, src_len, D] x [batch, D, 1]
+  return row_dot(keys, query.unsqueeze(1));  // [batch, src_len, D] . [batch, 1, D]
 }
 
 GeneralAttention::GeneralAttention(std::int64_t query_size, std::int64_t memory_size) {
   key_layer_ = register_module("key_layer", linear(memory_size, query_size));
 }
 
-at::Tensor GeneralAttention::precompute_keys(const at::Tensor& memory) { return key_layer_(memory); }
+at::Tensor GeneralAttention::precompute_keys(const at::Tensor& memory) { return stable_linear(memory, key_layer_->weight); }
 
 at::Tensor GeneralAttention::score(const at::Tensor& query, const at::Tensor& keys) {
-  return keys.bmm(query.unsqueeze(2)).squeeze(2);  // q^T (W h_j)
+  return row_dot(keys, query.unsqueeze(1));  // q^T (W h_j)
 }
 
 ConcatAttention::ConcatAttention(std::int64_t query_size, std::int64_t memory_size, std::int64_t attention_size)
@@ -67,12 +75,12 @@ ConcatAttention::ConcatAttention(std::int64_t query_size, std::int64_t memory_si
 
 at::Tensor ConcatAttention::precompute_keys(const at::Tensor& memory) {
   const at::Tensor memory_block = concat_layer_->weight.slice(/*dim=*/1, query_size_);  // W[:, D:]
-  return at::matmul(memory, memory_block.t());
+  return stable_linear(memory, memory_block);
 }
 
 at::Tensor ConcatAttention::score(const at::Tensor& query, const at::Tensor& keys) {
   const at::Tensor query_block = concat_layer_->weight.slice(/*dim=*/1, 0, query_size_);  // W[:, :D]
-  return energy_layer_(at::tanh(at::matmul(query, query_block.t()).unsqueeze(1) + keys)).squeeze(-1);
+  return row_dot(at::tanh(stable_linear(query, query_block).unsqueeze(1) + keys), energy_layer_->weight.squeeze(0));
 }
 
 std::shared_ptr<AttentionImpl> make_attention(const ModelConfig& config) {

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "nmt/model/stable_linear.h"
+
 namespace nmt {
 
 DecoderImpl::DecoderImpl(const ModelConfig& config) : config_(config) {
@@ -29,7 +31,7 @@ DecoderState DecoderImpl::initial_state(const EncoderOutput& encoded, const at::
     // h_n holds [layer0 fwd, layer0 bwd, layer1 fwd, ...]: the top layer is the last two.
     const std::int64_t n = encoded.final_states.size(0);
     const at::Tensor top = at::cat({encoded.final_states[n - 2], encoded.final_states[n - 1]}, /*dim=*/-1);
-    state.hidden = at::tanh(bridge_(top)).unsqueeze(0).repeat({config_.decoder_layers, 1, 1}).contiguous();
+    state.hidden = at::tanh(stable_linear(top, bridge_->weight, bridge_->bias)).unsqueeze(0).repeat({config_.decoder_layers, 1, 1}).contiguous();
   } else {
     state.hidden = at::zeros({config_.decoder_layers, batch, config_.decoder_hidden_size},
                              encoded.memory.options());
@@ -54,7 +56,7 @@ std::vector<DecoderImpl::Layer> DecoderImpl::layers() const {
 
 at::Tensor DecoderImpl::embedding_gates(const at::Tensor& embedded) const {
   const Layer first = layers().front();
-  return at::linear(embedded, first.weight_ih.slice(/*dim=*/1, 0, config_.embedding_size), first.bias_ih);
+  return stable_linear(embedded, first.weight_ih.slice(/*dim=*/1, 0, config_.embedding_size), first.bias_ih);
 }
 
 // PyTorch's GRU cell, per layer (x: the layer's input, h: its previous state):
@@ -71,13 +73,13 @@ at::Tensor DecoderImpl::recur(const at::Tensor& embedding_gates, const at::Tenso
     const Layer& layer = all[l];
     at::Tensor input_gates;
     if (l == 0) {
-      input_gates = embedding_gates + at::matmul(other_input, layer.weight_ih.slice(1, config_.embedding_size).t());
+      input_gates = embedding_gates + stable_linear(other_input, layer.weight_ih.slice(1, config_.embedding_size));
     } else {
-      input_gates = at::linear(at::dropout(input, config_.dropout, is_training()), layer.weight_ih, layer.bias_ih);
+      input_gates = stable_linear(at::dropout(input, config_.dropout, is_training()), layer.weight_ih, layer.bias_ih);
     }
     const at::Tensor h = hidden[static_cast<std::int64_t>(l)];
     const auto i = input_gates.chunk(3, /*dim=*/1);
-    const auto g = at::linear(h, layer.weight_hh, layer.bias_hh).chunk(3, /*dim=*/1);
+    const auto g = stable_linear(h, layer.weight_hh, layer.bias_hh).chunk(3, /*dim=*/1);
     const at::Tensor r = at::sigmoid(i[0] + g[0]), z = at::sigmoid(i[1] + g[1]);
     const at::Tensor n = at::tanh(i[2] + r * g[2]);
     input = (h - n) * z + n;  // = (1 - z) n + z h
@@ -87,11 +89,11 @@ at::Tensor DecoderImpl::recur(const at::Tensor& embedding_gates, const at::Tenso
 }
 
 at::Tensor DecoderImpl::bahdanau_readout(const at::Tensor& s, const at::Tensor& context, const at::Tensor& embedded) {
-  return at::tanh(readout_(at::cat({s, context, embedded}, -1)));
+  return at::tanh(stable_linear(at::cat({s, context, embedded}, -1), readout_->weight, readout_->bias));
 }
 
 at::Tensor DecoderImpl::luong_readout(const at::Tensor& context, const at::Tensor& s) {
-  return at::tanh(readout_(at::cat({context, s}, -1)));
+  return at::tanh(stable_linear(at::cat({context, s}, -1), readout_->weight, readout_->bias));
 }
 
 DecoderStep DecoderImpl::step(const at::Tensor& embedded, const DecoderState& state) {

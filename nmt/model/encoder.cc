@@ -2,7 +2,10 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <string>
+
+#include "nmt/model/stable_linear.h"
 
 namespace nmt {
 
@@ -34,8 +37,18 @@ std::vector<at::Tensor> EncoderImpl::direction_parameters(std::int64_t layer, bo
 EncoderOutput EncoderImpl::forward(const at::Tensor& embedded, const at::Tensor& lengths) {
   TORCH_CHECK(embedded.dim() == 3 && lengths.dim() == 1 && lengths.size(0) == embedded.size(0),
               "encoder: embedded must be [batch, src_len, E] and lengths [batch]");
-  const std::int64_t batch = embedded.size(0), src_len = embedded.size(1);
   const std::int64_t hidden = rnn_->options.hidden_size();
+  // A batch too small for the blocked BLAS kernel gets rows of zeros (length 1) that are dropped at
+  // the end, so that a sentence's states do not depend on its batch (stable_linear.h).
+  const std::int64_t real_rows = embedded.size(0), rows = std::max(real_rows, stable_rows(3 * hidden));
+  if (rows > real_rows && embedded.device().is_cpu()) {
+    const at::Tensor padded = at::cat({embedded, at::zeros({rows - real_rows, embedded.size(1), embedded.size(2)},
+                                                           embedded.options())});
+    const at::Tensor padded_lengths = at::cat({lengths.to(at::kLong), at::ones({rows - real_rows}, lengths.options().dtype(at::kLong))});
+    const EncoderOutput out = forward(padded, padded_lengths);
+    return {out.memory.slice(0, 0, real_rows), out.final_states.slice(1, 0, real_rows)};
+  }
+  const std::int64_t batch = embedded.size(0), src_len = embedded.size(1);
   const at::Tensor length = lengths.to(at::kLong).to(embedded.device());                  // [batch]
   const at::Tensor position = at::arange(src_len, length.options()).unsqueeze(0);          // [1, src_len]
   const at::Tensor real = position.lt(length.unsqueeze(1));                                // [batch, src_len]

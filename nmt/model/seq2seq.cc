@@ -4,6 +4,7 @@
 #include <torch/nn/init.h>
 
 #include "nmt/data/tokenizer.h"
+#include "nmt/model/stable_linear.h"
 
 namespace nmt {
 
@@ -12,7 +13,7 @@ OutputLayerImpl::OutputLayerImpl(std::int64_t readout_size, std::int64_t vocab_s
   bias_ = register_parameter("bias", at::zeros({vocab_size}));
 }
 
-at::Tensor OutputLayerImpl::forward(const at::Tensor& readout) { return at::linear(readout, weight_, bias_); }
+at::Tensor OutputLayerImpl::forward(const at::Tensor& readout) { return stable_linear(readout, weight_, bias_); }
 
 Seq2SeqImpl::Seq2SeqImpl(const ModelConfig& config) : config_(config) {
   config_.validate();

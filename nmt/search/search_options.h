@@ -1,25 +1,47 @@
-// Options and results shared by the search strategies.
+// Options and results shared by the search strategies (greedy_search, beam_search).
 #pragma once
 
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace nmt {
 
+/// How a finished hypothesis' summed log-probability r is normalised by its length |Y| (EOS counted):
+/// s = r / lp(|Y|). See nmt/search/penalties.h for the formulas.
+enum class LengthPenalty {
+  none,     // lp = 1: raw log-probability, favours short outputs
+  average,  // lp = |Y|: mean log-probability per token
+  gnmt,     // lp = ((5 + |Y|) / 6)^alpha (Wu et al. 2016, eq. 14)
+};
+
+std::string to_string(LengthPenalty kind);
+LengthPenalty parse_length_penalty(const std::string& name);  // throws ConfigError
+
 struct SearchOptions {
-  double max_length_a = 2.0;       // at most a * n + b target tokens for n source subwords
+  double max_length_a = 2.0;        // at most a * n + b target tokens for n source subwords
   std::int64_t max_length_b = 10;
-  std::int64_t min_length = 0;     // EOS is not allowed before this many tokens
-  bool keep_attention = false;     // return each hypothesis' attention matrix
-  void validate() const;           // throws ConfigError
+  std::int64_t min_length = 0;      // EOS is not allowed before this many tokens
+  bool keep_attention = false;      // return each hypothesis' attention matrix
+  std::int64_t beam_size = 5;       // k: live hypotheses per sentence (beam search only)
+  std::int64_t n_best = 1;          // n: hypotheses returned per sentence, 1 <= n <= k (beam search only)
+  LengthPenalty length_penalty = LengthPenalty::gnmt;  // beam search ranking; greedy ignores it
+  double length_alpha = 0.6;        // alpha of the gnmt penalty (Wu et al. found 0.6-0.7 best)
+  double coverage_beta = 0;         // beta of the coverage penalty (0: off; beam search only)
+  std::int64_t no_repeat_ngram = 0; // N > 0: no n-gram of N tokens twice in a hypothesis (0: off)
+
+  void validate() const;  // throws ConfigError naming the option, e.g. "--beam-size must be >= 1, got 0"
+  /// The most target tokens for a source of `source_length` subwords (EOS not counted):
+  /// max(1, floor(a * n) + b).
   std::int64_t max_length(std::int64_t source_length) const;
 };
 
 struct Hypothesis {
   std::vector<int> tokens;  // target subword ids, without EOS
-  double score = 0;         // sum of log-probabilities of the tokens and the final EOS (if reached)
+  double score = 0;         // final score s = log_prob / lp(|Y|) + cp (greedy: s = log_prob)
+  double log_prob = 0;      // r: float32 sum of the log-probabilities of the tokens and the final EOS
   bool finished = false;    // ended with EOS (false: stopped at the length limit)
   at::Tensor attention;     // [steps, src_len] on the CPU when requested: one row per token (+ EOS)
 };

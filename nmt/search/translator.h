@@ -1,8 +1,11 @@
-// Translating text: tokenize, batch by length, search, restore the input order, detokenize.
+// Translating text: tokenize, batch by length, search (greedy or beam), restore the input order,
+// replace unknown pieces, detokenize. Also forced decoding: the log-probability of given targets.
 #pragma once
 
 #include <c10/core/Device.h>
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -12,15 +15,76 @@
 
 namespace nmt {
 
+/// What happens to an input longer than max_source_length subwords.
+enum class LongInputPolicy {
+  truncate,  // translate its first max_source_length subwords and log a warning naming the line
+  reject,    // stop with a DataError naming the line
+};
+LongInputPolicy parse_long_input_policy(const std::string& name);  // "truncate" | "reject"
+
 struct TranslateOptions {
-  SearchOptions search;
-  std::int64_t max_tokens = 4000;  // source positions per batch, padding included
-  void validate() const;           // throws ConfigError
+  SearchOptions search;                 // beam_size 1: greedy search
+  std::int64_t max_tokens = 2000;       // source positions per batch (padding included) times the beam size
+  std::int64_t max_sentences = 0;       // sentences per batch; 0: no limit beyond max_tokens
+  std::int64_t max_source_length = 250; // subwords (EOS not counted)
+  LongInputPolicy long_inputs = LongInputPolicy::truncate;
+  bool replace_unknown = false;         // <unk> in the output -> the source piece it attends to most
+  void validate() const;                // throws ConfigError naming the option
 };
 
-/// Greedy translations of `sentences`, in input order; an empty (or blank) line gives an empty one.
+struct TranslatedHypothesis {
+  std::string text;
+  std::vector<int> tokens;  // target ids, no EOS (before unknown-piece replacement)
+  std::vector<std::string> pieces;  // the pieces the text was decoded from (after replacement)
+  double score = 0;         // the search's final score (length penalty, coverage included)
+  double log_prob = 0;      // sum of log p of the tokens and the final EOS
+  bool finished = true;     // false: stopped at the length limit without EOS
+  at::Tensor attention;     // [steps, source positions + EOS] on the CPU, when attention is kept
+};
+
+struct Translation {
+  std::vector<int> source;  // source ids as translated (after truncation), no EOS
+  bool truncated = false;
+  std::vector<TranslatedHypothesis> hypotheses;  // n-best, best first; empty for an empty input
+};
+
+/// Called after each batch with the number of sentences and target tokens finished so far.
+using TranslateProgress = std::function<void(std::size_t sentences, std::int64_t target_tokens)>;
+
+class Translator {
+ public:
+  /// The model must already be on `device` and in evaluation mode.
+  Translator(IncrementalDecoder& model, Tokenizer source_tokenizer, Tokenizer target_tokenizer,
+             TranslateOptions options, c10::Device device);
+
+  /// One Translation per sentence, in input order. An empty (or blank) line gives no hypotheses.
+  /// `first_line`: the 1-based input line of sentences[0], for messages about long lines.
+  std::vector<Translation> translate(const std::vector<std::string>& sentences, std::size_t first_line = 1,
+                                     const TranslateProgress& progress = nullptr);
+
+  /// Forced decoding: per pair, sum over the target's subwords and EOS of log p(y_t | y_<t, x).
+  /// `tokens` receives each target's length in subwords with EOS, when not null.
+  std::vector<double> score(const std::vector<std::string>& sources, const std::vector<std::string>& targets,
+                            std::size_t first_line = 1, std::vector<std::int64_t>* tokens = nullptr);
+
+  const TranslateOptions& options() const { return options_; }
+  const Tokenizer& source_tokenizer() const { return source_tokenizer_; }
+  const Tokenizer& target_tokenizer() const { return target_tokenizer_; }
+
+ private:
+  /// Encodes and applies the long-input policy.
+  std::vector<int> encode_source(const std::string& sentence, std::size_t line, bool* truncated) const;
+  TranslatedHypothesis finish(Hypothesis&& hypothesis, const std::vector<int>& source) const;
+
+  IncrementalDecoder& model_;
+  Tokenizer source_tokenizer_, target_tokenizer_;
+  TranslateOptions options_;
+  c10::Device device_;
+};
+
+/// Greedy translations of `sentences` in input order (validation during training).
 std::vector<std::string> translate_greedy(IncrementalDecoder& model, const Tokenizer& source_tokenizer,
                                           const Tokenizer& target_tokenizer, const std::vector<std::string>& sentences,
-                                          const TranslateOptions& options, const c10::Device& device);
+                                          TranslateOptions options, const c10::Device& device);
 
 }  // namespace nmt

@@ -13,7 +13,7 @@ expect() {
   "$@" >"$work/out" 2>"$work/err"
   local got=$?
   if [[ $got -ne $status ]]; then fail "$* exited $got, expected $status: $(tail -n 3 "$work/err")"; return 1; fi
-  if [[ -n $pattern ]] && ! tail -n 1 "$work/err" | grep -qE "$pattern"; then
+  if [[ -n $pattern ]] && ! tail -n 1 "$work/err" | grep -qE -- "$pattern"; then
     fail "$*: last stderr line lacks /$pattern/: $(tail -n 1 "$work/err")"; return 1
   fi
   pass

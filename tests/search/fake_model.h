@@ -7,6 +7,8 @@
 
 #include <ATen/ATen.h>
 
+#include <functional>
+#include <initializer_list>
 #include <vector>
 
 #include "nmt/data/tokenizer.h"
@@ -32,6 +34,7 @@ class FakeModel : public IncrementalDecoder {
   StepOutput step(const DecoderState& state, const at::Tensor& previous_tokens) override {
     ++steps_;
     const std::int64_t batch = previous_tokens.size(0);
+    batch_sizes_.push_back(batch);
     at::Tensor log_probs = at::full({batch, vocab_}, -8.0);
     at::Tensor attention = at::zeros_like(state.mask, at::kFloat);
     for (std::int64_t r = 0; r < batch; ++r) {
@@ -50,12 +53,134 @@ class FakeModel : public IncrementalDecoder {
 
   std::int64_t target_vocab_size() const override { return vocab_; }
   int steps() const { return steps_; }
+  const std::vector<std::int64_t>& batch_sizes() const { return batch_sizes_; }  // rows seen by each step
 
  private:
   std::vector<std::vector<int>> scripts_;
   std::int64_t vocab_;
   int steps_ = 0;
+  std::vector<std::int64_t> batch_sizes_;
 };
+
+/// A model whose log-probabilities are any function of (row given to encode(), tokens so far), for
+/// beam search tests where hypotheses of one sentence must see different distributions. Attention
+/// is one-hot at source position (previous token mod length), so each row depends on the
+/// hypothesis' own history. Each row's tokens travel in DecoderState.feed (-1 past the end).
+class PrefixModel : public IncrementalDecoder {
+ public:
+  using Rule = std::function<std::vector<float>(std::size_t row, const std::vector<int>& prefix)>;
+  PrefixModel(Rule rule, std::int64_t vocab) : rule_(std::move(rule)), vocab_(vocab) {}
+
+  DecoderState encode(const at::Tensor& source, const at::Tensor& source_lengths) override {
+    const std::int64_t batch = source.size(0);
+    DecoderState state;
+    state.memory = at::zeros({batch, source.size(1), 1});
+    state.keys = state.memory;
+    state.mask = at::arange(source.size(1)).unsqueeze(0) < source_lengths.unsqueeze(1);
+    state.hidden = at::arange(batch, at::kFloat).view({1, batch, 1});
+    state.feed = at::full({batch, kMaxTokens}, -1.0);
+    return state;
+  }
+
+  StepOutput step(const DecoderState& state, const at::Tensor& previous_tokens) override {
+    const std::int64_t batch = previous_tokens.size(0);
+    batch_sizes_.push_back(batch);
+    at::Tensor log_probs = at::empty({batch, vocab_});
+    at::Tensor attention = at::zeros_like(state.mask, at::kFloat);
+    DecoderState next = state;
+    next.feed = state.feed.clone();
+    for (std::int64_t r = 0; r < batch; ++r) {
+      std::vector<int> prefix;
+      for (std::int64_t t = 0; t < kMaxTokens && state.feed[r][t].item<float>() >= 0; ++t) {
+        prefix.push_back(static_cast<int>(state.feed[r][t].item<float>()));
+      }
+      const auto previous = static_cast<int>(previous_tokens[r].item<std::int64_t>());
+      if (previous != SpecialIds::kBos) {
+        next.feed[r][static_cast<std::int64_t>(prefix.size())] = previous;
+        prefix.push_back(previous);
+      }
+      const std::vector<float> row = rule_(static_cast<std::size_t>(state.hidden[0][r][0].item<float>()), prefix);
+      log_probs[r] = at::tensor(row);
+      attention[r][previous % state.mask[r].sum().item<std::int64_t>()] = 1.0;
+    }
+    return {log_probs, attention, next};
+  }
+
+  std::int64_t target_vocab_size() const override { return vocab_; }
+  const std::vector<std::int64_t>& batch_sizes() const { return batch_sizes_; }
+
+ private:
+  static constexpr std::int64_t kMaxTokens = 64;
+  Rule rule_;
+  std::int64_t vocab_;
+  std::vector<std::int64_t> batch_sizes_;
+};
+
+/// A model whose outputs for a row depend only on that row's source tokens and its own tokens so
+/// far (a hash of both), never on the rest of the batch: the batch-invariant model that search must
+/// not spoil. Log-probabilities are multiples of -0.5 (exact in float, many ties); attention puts
+/// weight 1, 2 or 3 (normalised) on each real source position.
+class HashModel : public IncrementalDecoder {
+ public:
+  explicit HashModel(std::int64_t vocab) : vocab_(vocab) {}
+
+  DecoderState encode(const at::Tensor& source, const at::Tensor& source_lengths) override {
+    const std::int64_t batch = source.size(0);
+    DecoderState state;
+    state.mask = at::arange(source.size(1)).unsqueeze(0) < source_lengths.unsqueeze(1);
+    state.memory = source.masked_fill(state.mask.logical_not(), 0).to(at::kFloat).unsqueeze(2);  // the tokens
+    state.keys = state.memory;
+    state.hidden = at::zeros({1, batch, 1});
+    state.feed = at::full({batch, kMaxTokens}, -1.0);
+    return state;
+  }
+
+  StepOutput step(const DecoderState& state, const at::Tensor& previous_tokens) override {
+    const std::int64_t batch = previous_tokens.size(0);
+    at::Tensor log_probs = at::empty({batch, vocab_});
+    at::Tensor attention = at::zeros_like(state.mask, at::kFloat);
+    DecoderState next = state;
+    next.feed = state.feed.clone();
+    for (std::int64_t r = 0; r < batch; ++r) {
+      std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the source and the prefix
+      const auto mix = [&h](std::int64_t v) { h = (h ^ static_cast<std::uint64_t>(v + 7)) * 1099511628211ull; };
+      const std::int64_t length = state.mask[r].sum().item<std::int64_t>();
+      for (std::int64_t j = 0; j < length; ++j) mix(static_cast<std::int64_t>(state.memory[r][j][0].item<float>()));
+      std::int64_t t = 0;
+      for (; t < kMaxTokens && state.feed[r][t].item<float>() >= 0; ++t) mix(static_cast<std::int64_t>(state.feed[r][t].item<float>()));
+      const std::int64_t previous = previous_tokens[r].item<std::int64_t>();
+      if (previous != SpecialIds::kBos) {
+        next.feed[r][t] = static_cast<float>(previous);
+        mix(previous);
+      }
+      for (std::int64_t w = 0; w < vocab_; ++w) {
+        std::uint64_t x = (h ^ static_cast<std::uint64_t>(w)) * 0x9E3779B97F4A7C15ull;
+        log_probs[r][w] = -0.5f * static_cast<float>(1 + (x >> 59) % 8);
+      }
+      float total = 0;
+      for (std::int64_t j = 0; j < length; ++j) total += static_cast<float>(1 + ((h >> (2 * j)) % 3));
+      for (std::int64_t j = 0; j < length; ++j) attention[r][j] = static_cast<float>(1 + ((h >> (2 * j)) % 3)) / total;
+    }
+    return {log_probs, attention, next};
+  }
+
+  std::int64_t target_vocab_size() const override { return vocab_; }
+
+ private:
+  static constexpr std::int64_t kMaxTokens = 64;
+  std::int64_t vocab_;
+};
+
+/// Log-probabilities for a PrefixModel rule: `base` - 0.01 * w for token w (all distinct, no ties),
+/// -30 for PAD, UNK and BOS, then the given (token, value) pairs.
+inline std::vector<float> log_probs(std::int64_t vocab, std::initializer_list<std::pair<int, float>> set,
+                                    float base = -10.0f) {
+  std::vector<float> out(static_cast<std::size_t>(vocab));
+  for (std::size_t w = 0; w < out.size(); ++w) out[w] = base - 0.01f * static_cast<float>(w);
+  for (const int special : {SpecialIds::kPad, SpecialIds::kUnk, SpecialIds::kBos}) out[static_cast<std::size_t>(special)] = -30.0f;
+  for (const auto& [token, value] : set) out[static_cast<std::size_t>(token)] = value;
+  return out;
+}
 
 /// A source batch with the given lengths (EOS included), ids 10.
 inline std::pair<at::Tensor, at::Tensor> source_batch(const std::vector<std::int64_t>& lengths) {

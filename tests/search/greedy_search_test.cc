@@ -72,10 +72,10 @@ TEST(GreedySearch, RowAloneEqualsRowInBatch) {
 TEST(GreedySearch, OptionsAreValidated) {
   SearchOptions options;
   options.max_length_a = -1;
-  EXPECT_THROW_WITH(options.validate(), ConfigError, "max length a");
+  EXPECT_THROW_WITH(options.validate(), ConfigError, "--max-length-a");
   options.max_length_a = 1;
   options.min_length = -2;
-  EXPECT_THROW_WITH(options.validate(), ConfigError, "min length");
+  EXPECT_THROW_WITH(options.validate(), ConfigError, "--min-length");
 }
 
 }  // namespace

@@ -1,0 +1,61 @@
+#include "nmt/search/search_options.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "nmt/core/error.h"
+
+namespace nmt {
+namespace {
+
+void require(bool ok, const std::string& option, const std::string& rule, const std::string& value) {
+  if (!ok) throw ConfigError(option + " must be " + rule + ", got " + value);
+}
+
+std::string str(double v) {
+  std::string s = std::to_string(v);
+  if (s.find('.') != std::string::npos) {
+    s.erase(s.find_last_not_of('0') + 1);
+    if (s.back() == '.') s.pop_back();
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string to_string(LengthPenalty kind) {
+  switch (kind) {
+    case LengthPenalty::none: return "none";
+    case LengthPenalty::average: return "average";
+    case LengthPenalty::gnmt: return "gnmt";
+  }
+  throw std::logic_error("unknown length penalty");
+}
+
+LengthPenalty parse_length_penalty(const std::string& name) {
+  for (const auto kind : {LengthPenalty::none, LengthPenalty::average, LengthPenalty::gnmt}) {
+    if (name == to_string(kind)) return kind;
+  }
+  throw ConfigError("unknown length penalty '" + name + "' (expected none, average or gnmt)");
+}
+
+void SearchOptions::validate() const {
+  require(std::isfinite(max_length_a) && max_length_a >= 0, "--max-length-a", ">= 0", str(max_length_a));
+  require(max_length_b >= 0, "--max-length-b", ">= 0", std::to_string(max_length_b));
+  require(min_length >= 0, "--min-length", ">= 0", std::to_string(min_length));
+  require(beam_size >= 1, "--beam-size", ">= 1", std::to_string(beam_size));
+  require(n_best >= 1 && n_best <= beam_size, "--n-best", "in [1, beam size " + std::to_string(beam_size) + "]",
+          std::to_string(n_best));
+  // alpha >= 0 keeps lp non-decreasing in |Y| and beta >= 0 keeps cp <= 0: beam search's stopping
+  // bound relies on both.
+  require(std::isfinite(length_alpha) && length_alpha >= 0, "--length-alpha", ">= 0", str(length_alpha));
+  require(std::isfinite(coverage_beta) && coverage_beta >= 0, "--coverage-beta", ">= 0", str(coverage_beta));
+  require(no_repeat_ngram >= 0, "--no-repeat-ngram", ">= 0 (0: off)", std::to_string(no_repeat_ngram));
+}
+
+std::int64_t SearchOptions::max_length(std::int64_t source_length) const {
+  const auto scaled = static_cast<std::int64_t>(std::floor(max_length_a * static_cast<double>(source_length)));
+  return std::max<std::int64_t>(1, scaled + max_length_b);
+}
+
+}  // namespace nmt

@@ -1,0 +1,33 @@
+// The text forms of translations that nmt-translate writes (docs/translation.md, "Outputs").
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "nmt/search/translator.h"
+
+namespace nmt {
+
+/// The main output for one input line, newline included:
+///   plain:         TEXT
+///   with scores:   SCORE<TAB>TEXT                      (the search's final score)
+///   n-best:        one line per hypothesis, Moses style, `index` 0-based:
+///                  INDEX ||| TEXT ||| log_prob=R finished=0|1 ||| SCORE
+/// An empty input gives an empty line (n-best: one entry with empty text and score 0).
+std::string format_translation(const Translation& translation, std::size_t index, bool scores, bool n_best);
+
+/// One JSON object per line (newline included) with the best hypothesis' attention:
+///   {"index": I, "source": [pieces..., "</s>"], "target": [pieces..., "</s>"],
+///    "attention": [[a_t,1 .. a_t,n+1] for each target step t]}
+/// Rows are target steps (the EOS step included when the hypothesis finished), columns source
+/// positions (EOS included); weights rounded to 6 decimals.
+std::string format_attention_json(const Translation& translation, std::size_t index, const Tokenizer& source_tokenizer);
+
+/// Hard word alignment of the best hypothesis, newline included: "s-t" pairs separated by spaces,
+/// sorted by s then t, as word aligners print them. s and t are 0-based indices of the
+/// whitespace-separated words of the (detokenized) source and translation: each target subword is
+/// aligned to the source subword it attends to most (EOS excluded on both sides), and subwords map
+/// to the words they belong to.
+std::string format_alignment(const Translation& translation, const Tokenizer& source_tokenizer);
+
+}  // namespace nmt

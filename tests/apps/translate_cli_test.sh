@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# CLI tests for nmt-translate: outputs and their formats, order and batch invariance, forced
+# decoding, and every error path. Trains a small model on the toy corpus first (~20 s).
+# Usage: translate_cli_test.sh BIN_DIR DATA_DIR
+set -uo pipefail
+bin=$1 data=$2
+source "$(dirname "$0")/cli_lib.sh"
+
+translate=$bin/nmt-translate
+"$bin/nmt-train" --run-dir "$work/run" --device cpu --data.train-source "$data/toy.es" \
+  --data.train-target "$data/toy.en" --data.dev-source "$data/toy.es" --data.dev-target "$data/toy.en" --data.source-spm "$work/spm.model" --data.vocab-size 300 \
+  --model.embedding-size 32 --model.encoder-hidden-size 32 --model.decoder-hidden-size 32 \
+  --model.attention-size 32 --train.max-steps 150 --train.max-tokens 600 --optim.lr 0.005 --valid.every 0 \
+  >/dev/null 2>"$work/train.err" || { echo "training the test model failed: $(tail -n 2 "$work/train.err")"; exit 1; }
+model=$work/run/best.pt
+[[ -f $model ]] || model=$(ls "$work"/run/checkpoints/*.pt | tail -n 1)
+
+# Input: 12 lines with an empty and a blank one, so that order, empty lines and batching all matter.
+{ head -n 5 "$data/toy.es"; echo; sed -n 6,9p "$data/toy.es"; echo "   "; sed -n 10,11p "$data/toy.es"; } >"$work/in.es"
+lines=$(wc -l <"$work/in.es")
+
+expect 0 "" -- "$translate" --help
+expect 0 "translated $lines sentences" -- "$translate" -m "$model" -i "$work/in.es" -o "$work/beam.en"
+[[ $(wc -l <"$work/beam.en") -eq $lines ]] && pass || fail "beam: $(wc -l <"$work/beam.en") lines out for $lines in"
+[[ -z $(sed -n 6p "$work/beam.en") && -z $(sed -n 11p "$work/beam.en") ]] && pass || fail "empty lines not kept empty"
+[[ -n $(sed -n 1p "$work/beam.en") ]] && pass || fail "first translation is empty"
+
+# stdin/stdout, and the same output whatever the batch: one sentence per batch, or all in one.
+"$translate" -m "$model" --scores <"$work/in.es" >"$work/scored.en" 2>/dev/null && pass || fail "stdin/stdout run failed"
+"$translate" -m "$model" --scores --batch-sentences 1 -i "$work/in.es" >"$work/alone.en" 2>/dev/null
+cmp -s "$work/scored.en" "$work/alone.en" && pass || fail "batch of 1 differs from batched: $(diff "$work/scored.en" "$work/alone.en" | head -n 4)"
+cut -f 2- "$work/scored.en" | cmp -s - "$work/beam.en" && pass || fail "--scores changed the translations"
+grep -qvP '^-?[0-9]+\.[0-9]{6}\t' "$work/scored.en" && fail "--scores line without a score" || pass
+
+# Order restoration: reversed input gives reversed output.
+tac "$work/in.es" | "$translate" -m "$model" 2>/dev/null | tac | cmp -s - "$work/beam.en" && pass ||
+  fail "reversed input did not give reversed output"
+
+# Greedy is beam 1; --n-best prints n Moses-style lines per input, sorted and distinct.
+"$translate" -m "$model" -b 1 -i "$work/in.es" -o "$work/greedy.en" 2>/dev/null && pass || fail "greedy run failed"
+"$translate" -m "$model" -b 4 --n-best 3 -i "$work/in.es" -o "$work/nbest.txt" 2>/dev/null && pass || fail "n-best run failed"
+python3 - "$work/nbest.txt" "$lines" <<'PY' && pass || fail "n-best format"
+import sys
+rows = [line.rstrip("\n").split(" ||| ") for line in open(sys.argv[1], encoding="utf-8")]
+lines = int(sys.argv[2])
+assert all(len(r) == 4 for r in rows), rows[:2]
+by_index = {}
+for index, text, features, score in rows:
+    assert features.startswith("log_prob=") and " finished=" in features, features
+    by_index.setdefault(int(index), []).append((text, float(score)))
+assert sorted(by_index) == list(range(lines)), sorted(by_index)
+for index, hyps in by_index.items():
+    scores = [s for _, s in hyps]
+    assert scores == sorted(scores, reverse=True), (index, scores)
+    texts = [t for t, _ in hyps]
+    assert len(hyps) in (1, 3), (index, hyps)  # 1: the empty lines
+    assert len(set(texts)) == len(texts) or len(hyps) == 1, (index, texts)
+PY
+
+# Attention as JSON lines: one object per input line, rows of real weights summing to 1;
+# hard alignments: s-t pairs with indices inside the sentences' words.
+"$translate" -m "$model" -i "$work/in.es" -o "$work/att.en" --attention-output "$work/att.jsonl" \
+  --alignment-output "$work/align.txt" 2>/dev/null && pass || fail "attention run failed"
+cmp -s "$work/att.en" "$work/beam.en" && pass || fail "keeping attention changed the translations"
+python3 - "$work/att.jsonl" "$work/align.txt" "$work/in.es" "$work/att.en" <<'PY' && pass || fail "attention/alignment format"
+import json, sys
+objects = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8")]
+alignments = [line.rstrip("\n") for line in open(sys.argv[2], encoding="utf-8")]
+sources = [line.rstrip("\n") for line in open(sys.argv[3], encoding="utf-8")]
+outputs = [line.rstrip("\n") for line in open(sys.argv[4], encoding="utf-8")]
+assert len(objects) == len(alignments) == len(sources), (len(objects), len(alignments), len(sources))
+for i, (o, a, s, t) in enumerate(zip(objects, alignments, sources, outputs)):
+    assert o["index"] == i
+    if not s.strip():
+        assert o["source"] == [] and o["attention"] == [] and a == "", o
+        continue
+    assert o["source"][-1] == "</s>" and len(o["attention"]) == len(o["target"]), o
+    for row in o["attention"]:
+        assert len(row) == len(o["source"]) and abs(sum(row) - 1) < 1e-4, row
+    for pair in a.split():
+        src, tgt = map(int, pair.split("-"))
+        assert 0 <= src < len(s.split()) and 0 <= tgt < len(t.split()), (pair, s, t)
+PY
+
+# Forced decoding (the numbers are checked in tests/search/translator_test.cc): one
+# "LOG_PROB<TAB>TOKENS" line per pair, and the same scores whatever the batching.
+"$translate" -m "$model" --score -t "$work/greedy.en" -i "$work/in.es" -o "$work/forced.txt" 2>/dev/null && pass ||
+  fail "--score run failed"
+"$translate" -m "$model" --score -t "$work/greedy.en" -i "$work/in.es" --batch-sentences 1 2>/dev/null |
+  cmp -s - "$work/forced.txt" && pass || fail "--score depends on the batching"
+python3 - "$work/forced.txt" "$lines" <<'PY' && pass || fail "forced decoding format"
+import sys
+rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1], encoding="utf-8")]
+assert len(rows) == int(sys.argv[2]), len(rows)
+assert all(len(r) == 2 and float(r[0]) < 0 and int(r[1]) >= 1 for r in rows), rows
+PY
+
+# Long inputs: truncated with a warning naming the line, or rejected.
+expect 0 "" -- "$translate" -m "$model" -i "$work/in.es" --max-source-length 4
+grep -q "input line 2: .* subwords, more than the maximum source length 4" "$work/err" && pass || fail "no truncation warning"
+expect_error 1 "input line 1: .* subwords, more than the maximum source length 4 \(--long-inputs reject\)" -- \
+  "$translate" -m "$model" -i "$work/in.es" --max-source-length 4 --long-inputs reject -o "$work/rejected.en"
+[[ ! -e $work/rejected.en ]] && pass || fail "a rejected run left an output file"
+
+# Errors: one line naming the option or file, non-zero exit, no output file.
+expect_error 1 "cannot open.*missing.pt" -- "$translate" -m "$work/missing.pt" -i "$work/in.es" -o "$work/x.en"
+expect_error 1 "cannot open.*missing.es" -- "$translate" -m "$model" -i "$work/missing.es" -o "$work/x.en"
+[[ ! -e $work/x.en ]] && pass || fail "a failed run left an output file"
+expect_error 1 "beam-size must be >= 1, got 0" -- "$translate" -m "$model" -b 0
+expect_error 1 "n-best" -- "$translate" -m "$model" -b 2 --n-best 3
+expect_error 1 "length penalty" -- "$translate" -m "$model" --length-penalty longest
+expect_error 1 "--score and --targets go together" -- "$translate" -m "$model" --score
+expect_error 1 "device 'cuda'.*CUDA is not available" -- "$translate" -m "$model" --device cuda -i "$work/in.es"
+head -n 3 "$work/greedy.en" >"$work/short.en"
+expect_error 1 "differ in length" -- "$translate" -m "$model" --score -t "$work/short.en" -i "$work/in.es" -o "$work/y.txt"
+[[ ! -e $work/y.txt ]] && pass || fail "a failed scoring run left an output file"
+printf 'not a checkpoint' >"$work/bad.pt"
+expect_error 1 "bad.pt" -- "$translate" -m "$work/bad.pt" -i "$work/in.es"
+
+finish
