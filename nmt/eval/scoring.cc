@@ -1,0 +1,199 @@
+#include "nmt/eval/scoring.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+#include "nmt/core/error.h"
+#include "nmt/data/text_file.h"
+
+namespace nmt {
+namespace {
+
+constexpr int kMaxWidth = 20;
+
+// The code point that starts at byte `at` of valid UTF-8.
+char32_t decode_at(const std::string& text, std::size_t at) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[at + i]); };
+  const unsigned char lead = byte(0);
+  if (lead < 0x80) return lead;
+  const int continuation = lead >= 0xF0 ? 3 : lead >= 0xE0 ? 2 : 1;
+  char32_t c = lead & (0x3F >> continuation);
+  for (int i = 1; i <= continuation; ++i) c = (c << 6) | (byte(static_cast<std::size_t>(i)) & 0x3F);
+  return c;
+}
+
+// Python's str.rstrip() on valid UTF-8: drops trailing whitespace code points.
+void rstrip_unicode(std::string& line) {
+  while (!line.empty()) {
+    std::size_t start = line.size() - 1;
+    while (start > 0 && (static_cast<unsigned char>(line[start]) & 0xC0) == 0x80) --start;
+    if (!is_unicode_whitespace(decode_at(line, start))) return;
+    line.resize(start);
+  }
+}
+
+// Reads every line of `path` (TextLineReader: "-" is standard input, UTF-8 checked), rstripped.
+std::vector<std::string> read_stripped_lines(const std::string& path, std::string& display_name) {
+  TextLineReader reader(path);
+  display_name = reader.path();
+  std::vector<std::string> lines;
+  for (std::string line; reader.next(line);) {
+    rstrip_unicode(line);
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+std::string plural_lines(std::size_t count) { return std::to_string(count) + (count == 1 ? " line" : " lines"); }
+
+// sacreBLEU's JSON adds each "key:value" pair of the signature as a member.
+void add_signature_fields(nlohmann::ordered_json& json, const std::string& signature) {
+  std::size_t begin = 0;
+  while (begin <= signature.size()) {
+    const std::size_t end = std::min(signature.find('|', begin), signature.size());
+    const std::string pair = signature.substr(begin, end - begin);
+    const std::size_t colon = pair.find(':');
+    if (colon != std::string::npos) json[pair.substr(0, colon)] = pair.substr(colon + 1);
+    begin = end + 1;
+  }
+}
+
+// sacreBLEU's float(f"{score:.{width}f}").
+double rounded(double score, int width) { return std::stod(detail::fixed(score, width)); }
+
+}  // namespace
+
+void ScoringOptions::validate() const {
+  if (metrics.empty()) throw ConfigError("metrics: none given (expected bleu, chrf or both)");
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    if (metrics[i] != "bleu" && metrics[i] != "chrf")
+      throw ConfigError("metrics: unknown metric '" + metrics[i] + "' (expected bleu or chrf)");
+    if (std::find(metrics.begin(), metrics.begin() + static_cast<std::ptrdiff_t>(i), metrics[i]) !=
+        metrics.begin() + static_cast<std::ptrdiff_t>(i))
+      throw ConfigError("metrics: '" + metrics[i] + "' is listed twice");
+  }
+  if (width < 0 || width > kMaxWidth)
+    throw ConfigError("width must be between 0 and " + std::to_string(kMaxWidth) + " decimals, got " +
+                      std::to_string(width));
+  bleu_options().validate();
+  chrf_options().validate();
+}
+
+BleuOptions ScoringOptions::bleu_options() const {
+  BleuOptions options;
+  options.lowercase = lowercase;
+  options.tokenize = tokenize;
+  return options;
+}
+
+ChrfOptions ScoringOptions::chrf_options() const {
+  ChrfOptions options;
+  options.lowercase = lowercase;
+  return options;
+}
+
+std::vector<std::string> split_metric_list(const std::string& list) {
+  std::vector<std::string> names;
+  std::size_t begin = 0;
+  while (begin <= list.size()) {
+    const std::size_t end = std::min(list.find(',', begin), list.size());
+    std::string name = list.substr(begin, end - begin);
+    const auto blank = [](char c) { return c == ' ' || c == '\t'; };
+    while (!name.empty() && blank(name.back())) name.pop_back();
+    name.erase(0, static_cast<std::size_t>(std::find_if_not(name.begin(), name.end(), blank) - name.begin()));
+    if (!name.empty()) names.push_back(std::move(name));
+    begin = end + 1;
+  }
+  return names;
+}
+
+ScoringInput read_scoring_input(const std::string& hypothesis_path, const std::vector<std::string>& reference_paths) {
+  if (reference_paths.empty()) throw ConfigError("no reference file given (at least one is needed)");
+  const auto from_stdin = std::count(reference_paths.begin(), reference_paths.end(), "-") + (hypothesis_path == "-");
+  if (from_stdin > 1)
+    throw ConfigError("standard input ('-') can be read once: as the hypotheses or as one reference file");
+
+  ScoringInput input;
+  std::string hypothesis_name;
+  input.hypotheses = read_stripped_lines(hypothesis_path, hypothesis_name);
+  std::vector<std::string> reference_names(reference_paths.size());
+  for (std::size_t r = 0; r < reference_paths.size(); ++r) {
+    input.references.push_back(read_stripped_lines(reference_paths[r], reference_names[r]));
+    const std::size_t count = input.references.back().size();
+    if (count != input.hypotheses.size())
+      throw DataError("line count mismatch: hypotheses " + hypothesis_name + " have " +
+                      plural_lines(input.hypotheses.size()) + ", reference " + reference_names[r] + " has " +
+                      std::to_string(count));
+  }
+  for (std::size_t i = 0; i < input.hypotheses.size(); ++i) {
+    const bool any = std::any_of(input.references.begin(), input.references.end(),
+                                 [&](const std::vector<std::string>& stream) { return !stream[i].empty(); });
+    if (any) continue;
+    if (reference_names.size() == 1)
+      throw DataError(reference_names[0] + ":" + std::to_string(i + 1) +
+                      ": empty reference (every line needs a non-empty reference, as in sacreBLEU)");
+    std::string names;
+    for (const auto& name : reference_names) names += (names.empty() ? "" : ", ") + name;
+    throw DataError("line " + std::to_string(i + 1) + ": every reference is empty (" + names + ")");
+  }
+  return input;
+}
+
+CorpusScores score_corpus(const ScoringInput& input, const ScoringOptions& options) {
+  options.validate();
+  CorpusScores scores;
+  for (const auto& metric : options.metrics) {
+    if (metric == "bleu") scores.bleu = corpus_bleu(input.hypotheses, input.references, options.bleu_options());
+    if (metric == "chrf") scores.chrf = corpus_chrf(input.hypotheses, input.references, options.chrf_options());
+  }
+  return scores;
+}
+
+std::string format_scores(const CorpusScores& scores, const ScoringOptions& options) {
+  std::string out;
+  for (const auto& metric : options.metrics) {
+    if (metric == "bleu" && scores.bleu)
+      out += scores.bleu->format(options.width) + "  " + scores.bleu->signature(options.bleu_options()) + "\n";
+    if (metric == "chrf" && scores.chrf)
+      out += scores.chrf->format(options.width) + "  " + scores.chrf->signature(options.chrf_options()) + "\n";
+  }
+  return out;
+}
+
+std::string scores_json(const CorpusScores& scores, const ScoringOptions& options) {
+  nlohmann::ordered_json json = nlohmann::ordered_json::object();
+  for (const auto& metric : options.metrics) {
+    if (metric == "bleu" && scores.bleu) {
+      const BleuScore& s = *scores.bleu;
+      const std::string signature = s.signature(options.bleu_options());
+      std::string verbose = s.format(options.width);
+      verbose.erase(0, verbose.find(' ', std::string("BLEU = ").size()) + 1);  // what follows the score
+      nlohmann::ordered_json j = {{"name", "BLEU"}, {"score", rounded(s.score, options.width)},
+                                  {"signature", signature}, {"verbose_score", verbose}};
+      add_signature_fields(j, signature);
+      j["counts"] = s.matches;
+      j["totals"] = s.totals;
+      j["precisions"] = s.precisions;
+      j["bp"] = s.brevity_penalty;
+      j["ratio"] = s.ratio();
+      j["sys_len"] = s.hypothesis_length;
+      j["ref_len"] = s.reference_length;
+      json["bleu"] = std::move(j);
+    }
+    if (metric == "chrf" && scores.chrf) {
+      const ChrfScore& s = *scores.chrf;
+      const std::string signature = s.signature(options.chrf_options());
+      nlohmann::ordered_json j = {{"name", s.name()}, {"score", rounded(s.score, options.width)},
+                                  {"signature", signature}};
+      add_signature_fields(j, signature);
+      j["char_order"] = s.char_order;
+      j["word_order"] = s.word_order;
+      j["beta"] = s.beta;
+      json["chrf"] = std::move(j);
+    }
+  }
+  return json.dump();
+}
+
+}  // namespace nmt
