@@ -3,7 +3,9 @@
 
 It reads an nmt checkpoint with torch.jit.load (nothing else from the toolkit) and computes the
 same log-probabilities as the C++ model. The interop test (tests/model/python_interop_test.cc)
-holds the two to 1e-5; later the training and search benchmarks use it as the Python baseline.
+holds the two to 1e-5; translate_reference.py searches with its encode() + step(), the Python
+baseline of the translation benchmark (given the same batch, greedy search reproduces the C++
+greedy_search's tokens and double-summed scores bit for bit).
 
     /usr/bin/python3 scripts/reference/nmt_reference.py CHECKPOINT          # prints a summary
     /usr/bin/python3 scripts/reference/nmt_reference.py CHECKPOINT INPUTS   # checks INPUTS' log_probs
@@ -36,8 +38,31 @@ def gru(params, prefix, input_size, hidden_size, layers, bidirectional):
     return rnn.eval()
 
 
+class DecoderState:
+    """What changes per batch (nmt/model/decoder_state.h); the model itself stays stateless."""
+
+    def __init__(self, memory, keys, mask, hidden, feed):
+        self.memory = memory   # [batch, src_len, 2H] encoder states h_j
+        self.keys = keys       # [batch, src_len, K]  attention keys precomputed from the memory
+        self.mask = mask       # [batch, src_len]     bool, true at real source positions
+        self.hidden = hidden   # [layers, batch, D]   decoder GRU state
+        self.feed = feed       # [batch, R]           Luong input feeding; None for Bahdanau-style decoders
+
+    def select(self, rows, keep_memory=False):
+        """Rows `rows` [n] (int64, repeats allowed): reorders beams or expands a batch. keep_memory:
+        the memory, keys and mask stay as they are, for a caller that knows row i of the result reads
+        the same sentence as row i now (beams reordered within their sentences)."""
+        memory, keys, mask = ((self.memory, self.keys, self.mask) if keep_memory else
+                              (self.memory.index_select(0, rows), self.keys.index_select(0, rows),
+                               self.mask.index_select(0, rows)))
+        return DecoderState(memory, keys, mask, self.hidden.index_select(1, rows),
+                            None if self.feed is None else self.feed.index_select(0, rows))
+
+
 class Reference:
-    """The forward pass of docs/model.md, in evaluation mode (no dropout)."""
+    """The forward pass of docs/model.md, in evaluation mode (no dropout), with the C++ model's two
+    faces: forward() under teacher forcing, encode() + step() one token at a time (search). Layers
+    with a bias use F.linear, as the C++ modules do (at::linear), so that results match to the bit."""
 
     def __init__(self, config, params):
         c, p = config, params
@@ -76,7 +101,8 @@ class Reference:
         return torch.bmm(weights.unsqueeze(1), memory).squeeze(1), weights
 
     @torch.no_grad()
-    def forward(self, source, source_lengths, target_in):
+    def encode(self, source, source_lengths):
+        """source [B, S] (x_1 .. x_n EOS, padded), source_lengths [B] -> the initial DecoderState."""
         c, p = self.c, self.p
         B, S = source.shape
         mask = torch.arange(S).unsqueeze(0) < source_lengths.unsqueeze(1)
@@ -84,32 +110,51 @@ class Reference:
                                       enforce_sorted=False)
         out, h_n = self.encoder(packed)
         memory, _ = pad_packed_sequence(out, batch_first=True, total_length=S)
-        keys = self.keys(memory)
         L, D = c["decoder_layers"], c["decoder_hidden_size"]
         if c["bridge"] == "linear":
-            s0 = torch.tanh(torch.cat([h_n[-2], h_n[-1]], -1) @ p["decoder.bridge.weight"].t() + p["decoder.bridge.bias"])
-            hidden = s0.unsqueeze(0).repeat(L, 1, 1)
+            s0 = torch.tanh(F.linear(torch.cat([h_n[-2], h_n[-1]], -1), p["decoder.bridge.weight"],
+                                     p["decoder.bridge.bias"]))
+            hidden = s0.unsqueeze(0).repeat(L, 1, 1).contiguous()
         else:
             hidden = torch.zeros(L, B, D)
-        feed = torch.zeros(B, self.R)
+        feed = torch.zeros(B, self.R) if c["decoder_style"] == "luong" else None
+        return DecoderState(memory, self.keys(memory), mask, hidden, feed)
+
+    def decode(self, e, state):
+        """One decoder step from the embedded previous token e [B, E]: (readout [B, R], attention
+        [B, S], next state)."""
+        p = self.p
+        if self.c["decoder_style"] == "bahdanau":
+            ctx, w = self.attend(state.hidden[-1], state.keys, state.memory, state.mask)
+            out, hidden = self.decoder(torch.cat([e, ctx], -1).unsqueeze(1), state.hidden)
+            s = out.squeeze(1)
+            r = torch.tanh(F.linear(torch.cat([s, ctx, e], -1), p["decoder.readout.weight"], p["decoder.readout.bias"]))
+            feed = None
+        else:
+            out, hidden = self.decoder(torch.cat([e, state.feed], -1).unsqueeze(1), state.hidden)
+            s = out.squeeze(1)
+            ctx, w = self.attend(s, state.keys, state.memory, state.mask)
+            r = torch.tanh(F.linear(torch.cat([ctx, s], -1), p["decoder.readout.weight"], p["decoder.readout.bias"]))
+            feed = r
+        return r, w, DecoderState(state.memory, state.keys, state.mask, hidden, feed)
+
+    @torch.no_grad()
+    def step(self, state, previous_tokens):
+        """previous_tokens [B] (BOS first) -> (log_probs [B, V], attention [B, S], next state)."""
+        r, w, state = self.decode(F.embedding(previous_tokens, self.tgt_emb), state)
+        return F.linear(r, self.out_w, self.out_b).log_softmax(-1), w, state
+
+    @torch.no_grad()
+    def forward(self, source, source_lengths, target_in):
+        state = self.encode(source, source_lengths)
         emb = F.embedding(target_in, self.tgt_emb)
         readouts, attention = [], []
         for t in range(target_in.shape[1]):
-            e = emb[:, t]
-            if c["decoder_style"] == "bahdanau":
-                ctx, w = self.attend(hidden[-1], keys, memory, mask)
-                out, hidden = self.decoder(torch.cat([e, ctx], -1).unsqueeze(1), hidden)
-                s = out.squeeze(1)
-                r = torch.tanh(torch.cat([s, ctx, e], -1) @ p["decoder.readout.weight"].t() + p["decoder.readout.bias"])
-            else:
-                out, hidden = self.decoder(torch.cat([e, feed], -1).unsqueeze(1), hidden)
-                s = out.squeeze(1)
-                ctx, w = self.attend(s, keys, memory, mask)
-                r = torch.tanh(torch.cat([ctx, s], -1) @ p["decoder.readout.weight"].t() + p["decoder.readout.bias"])
-                feed = r
+            r, w, state = self.decode(emb[:, t], state)
             readouts.append(r)
             attention.append(w)
-        logits = torch.stack(readouts, 1) @ self.out_w.t() + self.out_b
+        # One large projection for all steps, as the C++ forward() does.
+        logits = F.linear(torch.stack(readouts, 1), self.out_w, self.out_b)
         return logits.log_softmax(-1), torch.stack(attention, 1)
 
 
