@@ -54,7 +54,7 @@ expect 1 "cannot open.*missing.es" -- "$train" --config "$work/toy.toml" --data.
 
 # Non-finite losses: skipped and counted; after train.max-bad-batches in a row, a clear stop.
 expect 1 "3 batches in a row had a non-finite loss or gradient at step 2; lower optim.lr" -- \
-  "$train" --config "$work/toy.toml" --run-dir "$work/nonfinite" --optim.lr 1e30 --train.clip-norm 0 \
+  "$train" --config "$work/toy.toml" --run-dir "$work/nonfinite" --optim.lr 1e36 --train.clip-norm 0 --train.max-steps 50 \
   --train.max-bad-batches 3
 [[ $(grep -c "non-finite loss or gradient norm" "$work/err") -eq 3 ]] && pass || fail "non-finite: skips not logged"
 
