@@ -2,8 +2,8 @@
 """Greedy and beam search in PyTorch over the nmt model: the Python side of the translation benchmark.
 
 It runs the model of nmt_reference.py (read from an nmt checkpoint with torch.jit.load) one token at a
-time and searches exactly as /tmp/spec/beam_spec.md says, the algorithm nmt's C++ beam search
-follows, so that both give the same outputs. It is written the way Joey NMT and OpenNMT-py write
+time and searches step for step as the beam search specification says (docs/search.md), the
+algorithm nmt's C++ beam search follows, so that both give the same outputs. It is written the way Joey NMT and OpenNMT-py write
 search: batched over sentences and beams in tensors, the source encoded once and the attention keys
 precomputed, finished sentences leave the batch, no autograd (torch.inference_mode).
 
@@ -38,9 +38,9 @@ NEG_INF = float("-inf")
 
 
 class SearchOptions:
-    """The search settings (nmt's SearchOptions and the beam options of the spec)."""
+    """The search settings, with nmt::SearchOptions' defaults (nmt/search/search_options.h)."""
 
-    def __init__(self, beam_size=5, n_best=1, length_penalty="none", alpha=0.6, coverage_beta=0.0,
+    def __init__(self, beam_size=5, n_best=1, length_penalty="gnmt", alpha=0.6, coverage_beta=0.0,
                  max_length_a=2.0, max_length_b=10, min_length=0, no_repeat_ngram=0):
         self.beam_size = beam_size              # k
         self.n_best = n_best                    # n, 1 <= n <= k
@@ -122,11 +122,10 @@ def constrain(log_probs, step, options, history):
 
 
 def greedy_search(model, source, source_lengths, options):
-    """The most probable token at each step (nmt::greedy_search): one Hypothesis per batch row."""
+    """The most probable token at each step (nmt::greedy_search): one Hypothesis per batch row. As in
+    nmt, the length and coverage penalties do not apply (score = log_prob)."""
     batch = source.shape[0]
-    lengths = source_lengths.tolist()
-    limit = [options.max_length(m - 1) for m in lengths]
-    track_coverage = options.coverage_beta != 0.0
+    limit = [options.max_length(m - 1) for m in source_lengths.tolist()]
     state = model.encode(source, source_lengths)
     active = list(range(batch))          # batch row of each state row
     tokens = [[] for _ in range(batch)]
@@ -134,15 +133,12 @@ def greedy_search(model, source, source_lengths, options):
     previous = torch.full((batch,), BOS, dtype=torch.long)
     raw = torch.zeros(batch)             # float32 r per state row
     history = torch.empty(batch, 0, dtype=torch.long)
-    coverage = torch.zeros(source.shape) if track_coverage else None
     step = 0
     while active:
-        log_probs, attention, state = model.step(state, previous)
+        log_probs, _, state = model.step(state, previous)
         constrain(log_probs, step, options, history)
         best, ids = log_probs.max(dim=1)
         raw = raw + best
-        if track_coverage:
-            coverage = coverage + attention
         id_list, raw_list, keep = ids.tolist(), raw.tolist(), []
         for j, row in enumerate(active):
             token = id_list[j]
@@ -151,18 +147,12 @@ def greedy_search(model, source, source_lengths, options):
                 if len(tokens[row]) < limit[row]:
                     keep.append(j)
                     continue
-            length = len(tokens[row]) + (token == EOS)
-            results[row] = Hypothesis(tokens[row], final_score(options, raw_list[j], length,
-                                                               coverage[j] if track_coverage else None,
-                                                               lengths[row]),
-                                      raw_list[j], token == EOS)
+            results[row] = Hypothesis(tokens[row], raw_list[j], raw_list[j], token == EOS)
         if not keep:
             break
         if len(keep) != len(active):
             index = torch.tensor(keep)
             state, previous, raw = state.select(index), ids.index_select(0, index), raw.index_select(0, index)
-            if track_coverage:
-                coverage = coverage.index_select(0, index)
             active = [active[j] for j in keep]
         else:
             previous = ids
@@ -223,7 +213,7 @@ def walk_candidates(groups, beam):
 
 
 def beam_search(model, source, source_lengths, options):
-    """Beam search of /tmp/spec/beam_spec.md: per batch row, the n best Hypotheses."""
+    """Beam search of the spec (docs/search.md): per batch row, up to n Hypotheses, best first."""
     k, n = options.beam_size, options.n_best
     batch = source.shape[0]
     vocab = model.out_b.shape[0]
@@ -370,9 +360,11 @@ def main():
     parser.add_argument("--greedy", action="store_true", help="greedy search instead of beam search")
     parser.add_argument("--beam-size", type=int, default=5)
     parser.add_argument("--n-best", type=int, default=1, help="hypotheses printed per sentence")
-    parser.add_argument("--length-penalty", choices=["none", "average", "gnmt"], default="none")
+    parser.add_argument("--length-penalty", choices=["none", "average", "gnmt"], default="gnmt",
+                        help="beam search ranking (greedy ignores it)")
     parser.add_argument("--alpha", type=float, default=0.6, help="gnmt length penalty exponent")
-    parser.add_argument("--coverage-beta", type=float, default=0.0, help="coverage penalty weight (0: off)")
+    parser.add_argument("--coverage-beta", type=float, default=0.0,
+                        help="coverage penalty weight (0: off; beam search only)")
     parser.add_argument("--max-length-a", type=float, default=2.0)
     parser.add_argument("--max-length-b", type=int, default=10)
     parser.add_argument("--min-length", type=int, default=0)

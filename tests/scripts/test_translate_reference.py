@@ -1,8 +1,8 @@
 """scripts/reference/translate_reference.py on tiny random models, every attention type and decoder style.
 
 Beam search with beam 1 equals greedy search; the batched beam search equals a literal, one sentence
-at a time transcription of the spec's steps (/tmp/spec/beam_spec.md), bit for bit when both see the
-same rows; raw scores are the teacher-forced log-probabilities; the command restores input order.
+at a time transcription of the spec's steps (docs/search.md), bit for bit when both see the same
+rows; raw scores are the teacher-forced log-probabilities; the command restores input order.
 The random checkpoints are written from Python (torch.jit.script of a module holding the
 parameters under the checkpoint's names), so no C++ is needed. Needs PyTorch (Debian's
 python3-torch for /usr/bin/python3); skipped without it. About 10 s.
@@ -189,22 +189,23 @@ class TranslateReferenceTest(unittest.TestCase):
             with self.subTest(attention=attention, style=style):
                 model = self.model(attention, style, lean=i % 2 == 1, seed=i)
                 sentences = random_sentences(model.c["source_vocab_size"], self.LENGTHS, seed=100 + i)
-                greedy = search_all(model, sentences, SearchOptions(beam_size=1), greedy=True)
-                beam = search_all(model, sentences, SearchOptions(beam_size=1))
+                greedy = search_all(model, sentences, SearchOptions(beam_size=1, length_penalty="none"), greedy=True)
+                beam = search_all(model, sentences, SearchOptions(beam_size=1, length_penalty="none"))
                 self.assertEqual([as_tuples(h) for h in greedy], [as_tuples(h) for h in beam])
                 ends.update(h[0].finished for h in greedy)
         self.assertEqual(ends, {True, False}, "the check should see sentences end by EOS and by the length limit")
 
     def test_batched_beam_search_follows_the_spec(self):
         cases = [  # (attention, style, lean, target vocab, options, random_params arguments)
-            ("bahdanau", "bahdanau", False, 41, SearchOptions(beam_size=5), {}),
+            ("bahdanau", "bahdanau", False, 41, SearchOptions(beam_size=5, length_penalty="none"), {}),
             ("dot", "luong", True, 41, SearchOptions(beam_size=4, n_best=2, length_penalty="gnmt", alpha=0.7,
                                                      coverage_beta=0.3, min_length=2), {}),
             ("concat", "bahdanau", True, 41, SearchOptions(beam_size=3, length_penalty="average", no_repeat_ngram=2,
                                                            max_length_a=1.0, max_length_b=3), {}),
             # 5 words, EOS unlikely, no bigram twice: candidates run out, and the beams of different
             # sentences shrink at different steps (several topk groups in one step).
-            ("general", "luong", False, 5, SearchOptions(beam_size=4, n_best=2, no_repeat_ngram=2, max_length_b=20),
+            ("general", "luong", False, 5, SearchOptions(beam_size=4, n_best=2, length_penalty="none",
+                                                         no_repeat_ngram=2, max_length_b=20),
              dict(scale=2.0, eos_bias=-5.0)),
         ]
         ends = set()
