@@ -3,7 +3,6 @@
 #include <spdlog/spdlog.h>
 
 #include <iostream>
-#include <sstream>
 #include <streambuf>
 #include <string_view>
 #include <vector>

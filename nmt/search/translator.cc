@@ -126,17 +126,12 @@ TranslatedHypothesis Translator::finish(Hypothesis&& hypothesis, const std::vect
   bool replaced = false;
   if (options_.replace_unknown && !source.empty()) {
     // The source piece with the most attention at the step that produced <unk> (EOS excluded).
-    const std::vector<std::string> source_pieces = [&] {
-      std::vector<std::string> pieces;
-      for (int id : source) pieces.push_back(source_tokenizer_.id_to_piece(id));
-      return pieces;
-    }();
     for (std::size_t t = 0; t < out.tokens.size(); ++t) {
       if (out.tokens[t] != SpecialIds::kUnk) continue;
       const at::Tensor row = out.attention[static_cast<std::int64_t>(t)].slice(0, 0, static_cast<std::int64_t>(source.size()));
       const auto j = static_cast<std::size_t>(row.argmax().item<std::int64_t>());
       if (source[j] == SpecialIds::kUnk) continue;  // nothing better to copy than <unk> itself
-      out.pieces[t] = source_pieces[j];
+      out.pieces[t] = source_tokenizer_.id_to_piece(source[j]);
       replaced = true;
     }
   }

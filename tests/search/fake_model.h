@@ -16,19 +16,25 @@
 
 namespace nmt::test {
 
+/// The state both fakes start from: one-dimensional zero memory, the real-position mask, each row's
+/// identity in hidden, and `feed` (what each fake carries from step to step).
+inline DecoderState fake_state(const at::Tensor& source, const at::Tensor& source_lengths, at::Tensor feed) {
+  const std::int64_t batch = source.size(0);
+  DecoderState state;
+  state.memory = at::zeros({batch, source.size(1), 1});
+  state.keys = state.memory;
+  state.mask = at::arange(source.size(1)).unsqueeze(0) < source_lengths.unsqueeze(1);
+  state.hidden = at::arange(batch, at::kFloat).view({1, batch, 1});
+  state.feed = std::move(feed);
+  return state;
+}
+
 class FakeModel : public IncrementalDecoder {
  public:
   FakeModel(std::vector<std::vector<int>> scripts, std::int64_t vocab) : scripts_(std::move(scripts)), vocab_(vocab) {}
 
   DecoderState encode(const at::Tensor& source, const at::Tensor& source_lengths) override {
-    const std::int64_t batch = source.size(0);
-    DecoderState state;
-    state.memory = at::zeros({batch, source.size(1), 1});
-    state.keys = state.memory;
-    state.mask = at::arange(source.size(1)).unsqueeze(0) < source_lengths.unsqueeze(1);
-    state.hidden = at::arange(batch, at::kFloat).view({1, batch, 1});
-    state.feed = at::zeros({batch, 1});
-    return state;
+    return fake_state(source, source_lengths, at::zeros({source.size(0), 1}));
   }
 
   StepOutput step(const DecoderState& state, const at::Tensor& previous_tokens) override {
@@ -72,14 +78,7 @@ class PrefixModel : public IncrementalDecoder {
   PrefixModel(Rule rule, std::int64_t vocab) : rule_(std::move(rule)), vocab_(vocab) {}
 
   DecoderState encode(const at::Tensor& source, const at::Tensor& source_lengths) override {
-    const std::int64_t batch = source.size(0);
-    DecoderState state;
-    state.memory = at::zeros({batch, source.size(1), 1});
-    state.keys = state.memory;
-    state.mask = at::arange(source.size(1)).unsqueeze(0) < source_lengths.unsqueeze(1);
-    state.hidden = at::arange(batch, at::kFloat).view({1, batch, 1});
-    state.feed = at::full({batch, kMaxTokens}, -1.0);
-    return state;
+    return fake_state(source, source_lengths, at::full({source.size(0), kMaxTokens}, -1.0));
   }
 
   StepOutput step(const DecoderState& state, const at::Tensor& previous_tokens) override {
