@@ -227,8 +227,7 @@ std::vector<std::vector<Hypothesis>> BeamSearch::run(const at::Tensor& source, c
   DecoderState state = model_.encode(source, lengths);
   at::Tensor previous = at::full({batch}, SpecialIds::kBos, source.options().dtype(at::kLong));  // [rows]
   at::Tensor log_prob = at::zeros({batch}, source.options().dtype(at::kFloat));                 // r [rows]
-  at::Tensor coverage;  // C [rows, src_len], only for the coverage penalty
-  if (options_.coverage_beta != 0) coverage = at::zeros({batch, source.size(1)}, source.options().dtype(at::kFloat));
+  at::Tensor coverage;  // C [rows, src_len], only for the coverage penalty; sized by the first attention
 
   for (std::int64_t t = 0; !active_.empty(); ++t) {
     StepOutput out = model_.step(state, previous);
@@ -239,7 +238,9 @@ std::vector<std::vector<Hypothesis>> BeamSearch::run(const at::Tensor& source, c
     }
     apply_constraints(candidates, histories, t, options_);
     const std::vector<Ranked> ranked = top_candidates(candidates);
-    if (coverage.defined()) coverage = coverage + out.attention.to(at::kFloat);  // C after this step
+    if (options_.coverage_beta != 0) {  // C after this step (a model may pad src_len: take its width)
+      coverage = coverage.defined() ? coverage + out.attention.to(at::kFloat) : out.attention.to(at::kFloat).clone();
+    }
     if (options_.keep_attention) attention_.push_back(out.attention);
 
     std::vector<Final> finals;
