@@ -1,5 +1,7 @@
 #include "nmt/core/allocator.h"
 
+#include <cstdlib>  // defines __GLIBC__ on glibc systems: without a libc header first, the test below is always false
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
