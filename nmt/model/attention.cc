@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "nmt/model/additive_energy.h"
 #include "nmt/model/stable_linear.h"
 
 namespace nmt {
@@ -42,7 +43,7 @@ at::Tensor BahdanauAttention::precompute_keys(const at::Tensor& memory) { return
 
 at::Tensor BahdanauAttention::score(const at::Tensor& query, const at::Tensor& keys) {
   // v^T tanh(W q + U h_j): [batch, 1, A] + [batch, src_len, A] -> [batch, src_len]
-  return row_dot(at::tanh(stable_linear(query, query_layer_->weight).unsqueeze(1) + keys), energy_layer_->weight.squeeze(0));
+  return additive_energy(stable_linear(query, query_layer_->weight), keys, energy_layer_->weight.squeeze(0));
 }
 
 DotAttention::DotAttention(std::int64_t query_size, std::int64_t memory_size) {
@@ -80,7 +81,7 @@ at::Tensor ConcatAttention::precompute_keys(const at::Tensor& memory) {
 
 at::Tensor ConcatAttention::score(const at::Tensor& query, const at::Tensor& keys) {
   const at::Tensor query_block = concat_layer_->weight.slice(/*dim=*/1, 0, query_size_);  // W[:, :D]
-  return row_dot(at::tanh(stable_linear(query, query_block).unsqueeze(1) + keys), energy_layer_->weight.squeeze(0));
+  return additive_energy(stable_linear(query, query_block), keys, energy_layer_->weight.squeeze(0));  // v^T tanh(W[:, :D] q + W[:, D:] h_j)
 }
 
 std::shared_ptr<AttentionImpl> make_attention(const ModelConfig& config) {

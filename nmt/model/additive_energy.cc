@@ -1,0 +1,267 @@
+#include "nmt/model/additive_energy.h"
+
+#include <ATen/ATen.h>
+#include <ATen/Dispatch.h>
+#include <ATen/Parallel.h>
+#include <torch/csrc/autograd/custom_function.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace nmt {
+namespace {
+
+#if defined(__GNUC__)
+#define NMT_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define NMT_ALWAYS_INLINE inline
+#endif
+
+// tanh for float, branch-free so that loops over it vectorise:
+//   |x| < 0.3:  the odd Taylor series to x^11 (the next term is below 1e-9 there);
+//   otherwise:  sign(x) (1 - e) / (1 + e) with e = exp(-2|x|) = 2^n exp(r), n = round(-2|x| / ln 2),
+//               |r| <= ln(2) / 2, exp(r) by its Taylor series to r^7 (relative error < 6e-9).
+// |x| is clamped at 9, where tanh rounds to 1 in float; NaN stays NaN, +-inf give +-1.
+NMT_ALWAYS_INLINE float tanh_float(float x) {
+  const float ax = std::fabs(x);
+  const float x2 = x * x;
+  const float small =
+      x + x * x2 *
+              (-1.0f / 3 + x2 * (2.0f / 15 + x2 * (-17.0f / 315 + x2 * (62.0f / 2835 + x2 * (-1382.0f / 155925)))));
+  const float y = -2.0f * (ax < 9.0f ? ax : 9.0f);               // in [-18, 0]
+  const float n = static_cast<float>(static_cast<std::int32_t>(y * 1.44269504f - 0.5f));  // round(y / ln 2)
+  const float r = (y - n * 0.693145752f) - n * 1.42860677e-6f;  // y - n ln 2, ln 2 in two parts
+  const float p =
+      1.0f + r * (1.0f + r * (0.5f + r * (1.0f / 6 + r * (1.0f / 24 + r * (1.0f / 120 + r * (1.0f / 720 + r * (1.0f / 5040)))))));
+  const std::int32_t bits = (static_cast<std::int32_t>(n) + 127) << 23;  // 2^n, n in [-26, 0]
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  const float e = p * scale;
+  const float large = (1.0f - e) / (1.0f + e);
+  const float signed_large = x < 0.0f ? -large : large;
+  const float result = ax < 0.3f ? small : signed_large;
+  return x != x ? x : result;  // NaN in, NaN out (the clamp above would turn it into 1)
+}
+
+NMT_ALWAYS_INLINE double tanh_of(double x) { return std::tanh(x); }
+NMT_ALWAYS_INLINE float tanh_of(float x) { return tanh_float(x); }
+
+// Energies of one sentence: e[j] = sum_a v[a] tanh(q[a] + k[j, a]) for j < src_len, optionally
+// keeping tanh(q + k) in t [src_len, A]. The sum over a runs in kLanes interleaved partial sums,
+// then the tail, then the lanes in a fixed order: the same order for every row and batch.
+constexpr std::int64_t kLanes = 16;
+
+template <typename T, bool kKeepTanh>
+NMT_ALWAYS_INLINE void energy_rows(const T* q, const T* k, const T* v, T* e, T* t, std::int64_t src_len,
+                                   std::int64_t size) {
+  for (std::int64_t j = 0; j < src_len; ++j) {
+    const T* kj = k + j * size;
+    T* tj = kKeepTanh ? t + j * size : nullptr;
+    T lanes[kLanes] = {};
+    std::int64_t a = 0;
+    for (; a + kLanes <= size; a += kLanes) {
+      for (std::int64_t l = 0; l < kLanes; ++l) {
+        const T h = tanh_of(q[a + l] + kj[a + l]);
+        if constexpr (kKeepTanh) tj[a + l] = h;
+        lanes[l] += v[a + l] * h;
+      }
+    }
+    T sum = 0;
+    for (; a < size; ++a) {
+      const T h = tanh_of(q[a] + kj[a]);
+      if constexpr (kKeepTanh) tj[a] = h;
+      sum += v[a] * h;
+    }
+    for (std::int64_t l = 0; l < kLanes; ++l) sum += lanes[l];
+    e[j] = sum;
+  }
+}
+
+// Backward of one sentence: u = g[j] v[a] (1 - t^2); dk = u; dq += u; dv += g[j] t.
+template <typename T>
+NMT_ALWAYS_INLINE void energy_rows_backward(const T* t, const T* g, const T* v, T* dq, T* dk, T* dv,
+                                            std::int64_t src_len, std::int64_t size) {
+  for (std::int64_t j = 0; j < src_len; ++j) {
+    const T gj = g[j];
+    const T* tj = t + j * size;
+    T* dkj = dk + j * size;
+    for (std::int64_t a = 0; a < size; ++a) {
+      const T u = gj * v[a] * (T(1) - tj[a] * tj[a]);
+      dkj[a] = u;
+      dq[a] += u;
+      dv[a] += gj * tj[a];
+    }
+  }
+}
+
+// The float kernels are compiled three times, for AVX-512, AVX2 + FMA and the x86-64 baseline, and
+// the best one the CPU supports is chosen once at run time (the library itself is built for the
+// baseline, so that it runs everywhere). Other architectures get the portable build only.
+struct FloatKernels {
+  void (*forward)(const float*, const float*, const float*, float*, float*, std::int64_t, std::int64_t);
+  void (*forward_keep)(const float*, const float*, const float*, float*, float*, std::int64_t, std::int64_t);
+  void (*backward)(const float*, const float*, const float*, float*, float*, float*, std::int64_t, std::int64_t);
+};
+
+#define NMT_FLOAT_KERNELS(suffix, attribute)                                                                    \
+  attribute void forward_##suffix(const float* q, const float* k, const float* v, float* e, float* t,          \
+                                  std::int64_t s, std::int64_t n) {                                             \
+    energy_rows<float, false>(q, k, v, e, t, s, n);                                                             \
+  }                                                                                                             \
+  attribute void forward_keep_##suffix(const float* q, const float* k, const float* v, float* e, float* t,     \
+                                       std::int64_t s, std::int64_t n) {                                        \
+    energy_rows<float, true>(q, k, v, e, t, s, n);                                                              \
+  }                                                                                                             \
+  attribute void backward_##suffix(const float* t, const float* g, const float* v, float* dq, float* dk,       \
+                                   float* dv, std::int64_t s, std::int64_t n) {                                 \
+    energy_rows_backward<float>(t, g, v, dq, dk, dv, s, n);                                                     \
+  }
+
+NMT_FLOAT_KERNELS(portable, )
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+NMT_FLOAT_KERNELS(avx2, __attribute__((target("avx2,fma"))))
+NMT_FLOAT_KERNELS(avx512, __attribute__((target("avx512f,avx2,fma"))))
+#endif
+
+const FloatKernels& float_kernels() {
+  static const FloatKernels kernels = [] {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return FloatKernels{forward_avx512, forward_keep_avx512, backward_avx512};
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+      return FloatKernels{forward_avx2, forward_keep_avx2, backward_avx2};
+    }
+#endif
+    return FloatKernels{forward_portable, forward_keep_portable, backward_portable};
+  }();
+  return kernels;
+}
+
+// One sentence, float (the dispatched kernels) or double (the portable template).
+void forward_sentence(const float* q, const float* k, const float* v, float* e, float* t, std::int64_t src_len,
+                      std::int64_t size) {
+  const auto& kernels = float_kernels();
+  (t != nullptr ? kernels.forward_keep : kernels.forward)(q, k, v, e, t, src_len, size);
+}
+void forward_sentence(const double* q, const double* k, const double* v, double* e, double* t, std::int64_t src_len,
+                      std::int64_t size) {
+  if (t != nullptr) {
+    energy_rows<double, true>(q, k, v, e, t, src_len, size);
+  } else {
+    energy_rows<double, false>(q, k, v, e, t, src_len, size);
+  }
+}
+void backward_sentence(const float* t, const float* g, const float* v, float* dq, float* dk, float* dv,
+                       std::int64_t src_len, std::int64_t size) {
+  float_kernels().backward(t, g, v, dq, dk, dv, src_len, size);
+}
+void backward_sentence(const double* t, const double* g, const double* v, double* dq, double* dk, double* dv,
+                       std::int64_t src_len, std::int64_t size) {
+  energy_rows_backward<double>(t, g, v, dq, dk, dv, src_len, size);
+}
+
+void check_shapes(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& v) {
+  TORCH_CHECK(query.dim() == 2 && keys.dim() == 3 && v.dim() == 1, "additive_energy: expected query [batch, A], keys "
+              "[batch, src_len, A], v [A], got ranks ", query.dim(), ", ", keys.dim(), ", ", v.dim());
+  TORCH_CHECK(keys.size(0) == query.size(0) && keys.size(2) == query.size(1) && v.size(0) == query.size(1),
+              "additive_energy: shapes do not match: query ", query.sizes(), ", keys ", keys.sizes(), ", v ", v.sizes());
+}
+
+bool has_kernel(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& v) {
+  const auto type = keys.scalar_type();
+  return keys.device().is_cpu() && query.device().is_cpu() && v.device().is_cpu() &&
+         (type == at::kFloat || type == at::kDouble) && query.scalar_type() == type && v.scalar_type() == type;
+}
+
+// e [batch, src_len] from contiguous q, k, v; t [batch, src_len, A] when defined.
+void run_forward(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, at::Tensor& e, at::Tensor& t) {
+  const std::int64_t src_len = k.size(1), size = k.size(2);
+  const bool keep = t.defined();
+  AT_DISPATCH_FLOATING_TYPES(k.scalar_type(), "additive_energy", [&] {
+    const scalar_t* qp = q.data_ptr<scalar_t>();
+    const scalar_t* kp = k.data_ptr<scalar_t>();
+    const scalar_t* vp = v.data_ptr<scalar_t>();
+    scalar_t* ep = e.data_ptr<scalar_t>();
+    scalar_t* tp = keep ? t.data_ptr<scalar_t>() : nullptr;
+    at::parallel_for(0, k.size(0), 1, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t b = begin; b < end; ++b) {
+        const std::int64_t block = b * src_len * size;
+        forward_sentence(qp + b * size, kp + block, vp, ep + b * src_len, keep ? tp + block : nullptr, src_len, size);
+      }
+    });
+  });
+}
+
+// dq [batch, A], dk [batch, src_len, A], dv [A] from t and g [batch, src_len].
+void run_backward(const at::Tensor& t, const at::Tensor& g, const at::Tensor& v, at::Tensor& dq, at::Tensor& dk,
+                  at::Tensor& dv) {
+  const std::int64_t batch = t.size(0), src_len = t.size(1), size = t.size(2);
+  at::Tensor dv_rows = at::zeros({batch, size}, t.options());  // each sentence's share, summed in order below
+  AT_DISPATCH_FLOATING_TYPES(t.scalar_type(), "additive_energy_backward", [&] {
+    const scalar_t* tp = t.data_ptr<scalar_t>();
+    const scalar_t* gp = g.data_ptr<scalar_t>();
+    const scalar_t* vp = v.data_ptr<scalar_t>();
+    scalar_t* dqp = dq.data_ptr<scalar_t>();
+    scalar_t* dkp = dk.data_ptr<scalar_t>();
+    scalar_t* dvp = dv_rows.data_ptr<scalar_t>();
+    at::parallel_for(0, batch, 1, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t b = begin; b < end; ++b) {
+        const std::int64_t block = b * src_len * size;
+        backward_sentence(tp + block, gp + b * src_len, vp, dqp + b * size, dkp + block, dvp + b * size, src_len,
+                          size);
+      }
+    });
+  });
+  dv = dv_rows.sum(0);
+}
+
+class AdditiveEnergyFunction : public torch::autograd::Function<AdditiveEnergyFunction> {
+ public:
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& query, const at::Tensor& keys,
+                            const at::Tensor& v) {
+    const at::Tensor q = query.contiguous(), k = keys.contiguous(), w = v.contiguous();
+    at::Tensor e = at::empty({k.size(0), k.size(1)}, k.options());
+    at::Tensor t = at::empty_like(k);
+    run_forward(q, k, w, e, t);
+    ctx->save_for_backward({t, w});
+    return e;
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const at::Tensor& t = saved[0];
+    const at::Tensor& v = saved[1];
+    const at::Tensor g = grads[0].contiguous();
+    at::Tensor dq = at::zeros({t.size(0), t.size(2)}, t.options());
+    at::Tensor dk = at::empty_like(t);
+    at::Tensor dv;
+    run_backward(t, g, v, dq, dk, dv);
+    return {dq, dk, dv};
+  }
+};
+
+}  // namespace
+
+float fast_tanh(float x) { return tanh_float(x); }
+
+at::Tensor additive_energy_reference(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& v) {
+  check_shapes(query, keys, v);
+  return (at::tanh(query.unsqueeze(1) + keys) * v).sum(-1);
+}
+
+at::Tensor additive_energy(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& v) {
+  check_shapes(query, keys, v);
+  if (!has_kernel(query, keys, v)) return additive_energy_reference(query, keys, v);
+  const bool needs_grad =
+      at::GradMode::is_enabled() && (query.requires_grad() || keys.requires_grad() || v.requires_grad());
+  if (needs_grad) return AdditiveEnergyFunction::apply(query, keys, v);
+  const at::Tensor q = query.contiguous(), k = keys.contiguous(), w = v.contiguous();
+  at::Tensor e = at::empty({k.size(0), k.size(1)}, k.options());
+  at::Tensor no_tanh;
+  run_forward(q, k, w, e, no_tanh);
+  return e;
+}
+
+}  // namespace nmt

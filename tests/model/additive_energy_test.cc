@@ -1,0 +1,137 @@
+#include "nmt/model/additive_energy.h"
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+#include <torch/autograd.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace nmt {
+namespace {
+
+struct Inputs {
+  at::Tensor query, keys, v;  // [B, A], [B, S, A], [A]
+};
+
+Inputs make_inputs(std::int64_t batch, std::int64_t src_len, std::int64_t size, at::ScalarType dtype,
+                   bool requires_grad) {
+  at::manual_seed(5);
+  Inputs in;
+  in.query = at::randn({batch, size}, dtype).requires_grad_(requires_grad);
+  in.keys = (1.5 * at::randn({batch, src_len, size}, dtype)).requires_grad_(requires_grad);
+  in.v = at::randn({size}, dtype).requires_grad_(requires_grad);
+  return in;
+}
+
+double max_abs_diff(const at::Tensor& a, const at::Tensor& b) { return (a - b).abs().max().item<double>(); }
+
+TEST(FastTanh, IsWithin2e7OfTanhEverywhereAndExactlyOdd) {
+  double worst = 0;
+  std::vector<float> xs = {0.0f, 1e-30f, 1e-8f, 1e-3f, 0.2999999f, 0.3f, 0.3000001f, 8.999f, 9.0f, 9.001f, 30.0f, 1e30f};
+  for (int i = -200000; i <= 200000; ++i) xs.push_back(static_cast<float>(i) * 6e-5f);  // [-12, 12]
+  for (const float x : xs) {
+    for (const float s : {x, -x}) {
+      const double error = std::abs(static_cast<double>(fast_tanh(s)) - std::tanh(static_cast<double>(s)));
+      worst = std::max(worst, error);
+      ASSERT_LT(error, 2e-7) << "x = " << s;
+    }
+    ASSERT_EQ(fast_tanh(-x), -fast_tanh(x)) << "x = " << x;
+  }
+  EXPECT_GT(worst, 0.0);  // it is an approximation: the test would notice std::tanh sneaking in
+  EXPECT_EQ(fast_tanh(0.0f), 0.0f);
+  EXPECT_EQ(fast_tanh(std::numeric_limits<float>::infinity()), 1.0f);
+  EXPECT_EQ(fast_tanh(-std::numeric_limits<float>::infinity()), -1.0f);
+  EXPECT_TRUE(std::isnan(fast_tanh(std::numeric_limits<float>::quiet_NaN())));
+}
+
+// A = 37 takes the kernel's tail path (not a multiple of its 16 lanes), A = 64 none.
+class AdditiveEnergyKernel : public ::testing::TestWithParam<std::int64_t> {};
+
+TEST_P(AdditiveEnergyKernel, ForwardAndGradientsMatchTheTensorFormula) {
+  for (const auto dtype : {at::kFloat, at::kDouble}) {
+    const double tolerance = dtype == at::kFloat ? 2e-5 : 1e-12;
+    const Inputs fused = make_inputs(4, 7, GetParam(), dtype, true);
+    const Inputs plain = make_inputs(4, 7, GetParam(), dtype, true);
+    const at::Tensor e = additive_energy(fused.query, fused.keys, fused.v);
+    const at::Tensor expected = additive_energy_reference(plain.query, plain.keys, plain.v);
+    ASSERT_EQ(e.sizes(), (std::vector<std::int64_t>{4, 7}));
+    EXPECT_LT(max_abs_diff(e, expected), tolerance) << dtype;
+
+    const at::Tensor weights = at::randn({4, 7}, dtype);  // a generic upstream gradient
+    (e * weights).sum().backward();
+    (expected * weights).sum().backward();
+    EXPECT_LT(max_abs_diff(fused.query.grad(), plain.query.grad()), tolerance) << dtype;
+    EXPECT_LT(max_abs_diff(fused.keys.grad(), plain.keys.grad()), tolerance) << dtype;
+    EXPECT_LT(max_abs_diff(fused.v.grad(), plain.v.grad()), 10 * tolerance) << dtype;  // sums over 28 rows
+  }
+}
+
+// Central differences in double against the kernel's own backward, for every input element.
+TEST_P(AdditiveEnergyKernel, GradientsMatchFiniteDifferences) {
+  Inputs in = make_inputs(2, 3, GetParam(), at::kDouble, true);
+  const at::Tensor weights = at::randn({2, 3}, at::kDouble);
+  const auto objective = [&] { return (additive_energy(in.query, in.keys, in.v) * weights).sum(); };
+  objective().backward();
+  const double h = 1e-6;
+  for (at::Tensor* input : {&in.query, &in.keys, &in.v}) {
+    const at::Tensor analytic = input->grad().reshape(-1);
+    at::Tensor flat = input->detach().view(-1);
+    for (std::int64_t i = 0; i < flat.numel(); ++i) {
+      at::NoGradGuard no_grad;
+      const double original = flat[i].item<double>();
+      flat[i] = original + h;
+      const double plus = objective().item<double>();
+      flat[i] = original - h;
+      const double minus = objective().item<double>();
+      flat[i] = original;
+      ASSERT_NEAR((plus - minus) / (2 * h), analytic[i].item<double>(), 1e-7) << "element " << i;
+    }
+  }
+}
+
+// A sentence's energies are the same bits alone as in any batch, with or without autograd.
+TEST_P(AdditiveEnergyKernel, RowsDoNotDependOnTheBatchOrOnAutograd) {
+  const Inputs in = make_inputs(5, 9, GetParam(), at::kFloat, false);
+  const at::Tensor batched = additive_energy(in.query, in.keys, in.v);
+  for (std::int64_t b = 0; b < 5; ++b) {
+    const at::Tensor alone = additive_energy(in.query.slice(0, b, b + 1), in.keys.slice(0, b, b + 1), in.v);
+    EXPECT_TRUE(at::equal(alone[0], batched[b])) << "sentence " << b;
+    const at::Tensor shorter = additive_energy(in.query.slice(0, b, b + 1), in.keys.slice(0, b, b + 1).slice(1, 0, 4), in.v);
+    EXPECT_TRUE(at::equal(shorter[0], batched[b].slice(0, 0, 4))) << "sentence " << b << ", fewer positions";
+  }
+  const Inputs tracked = make_inputs(5, 9, GetParam(), at::kFloat, true);
+  EXPECT_TRUE(at::equal(additive_energy(tracked.query, tracked.keys, tracked.v).detach(), batched));
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, AdditiveEnergyKernel, ::testing::Values(37, 64));
+
+TEST(AdditiveEnergy, AcceptsNonContiguousInputs) {
+  const Inputs in = make_inputs(3, 6, 32, at::kFloat, false);
+  const at::Tensor keys_t = in.keys.transpose(0, 1).contiguous().transpose(0, 1);  // same values, other strides
+  ASSERT_FALSE(keys_t.is_contiguous());
+  EXPECT_TRUE(at::equal(additive_energy(in.query, keys_t, in.v), additive_energy(in.query, in.keys, in.v)));
+}
+
+TEST(AdditiveEnergy, NaNStaysInItsRow) {
+  Inputs in = make_inputs(3, 4, 20, at::kFloat, false);
+  in.keys[1][2][5] = std::numeric_limits<float>::quiet_NaN();
+  const at::Tensor e = additive_energy(in.query, in.keys, in.v);
+  EXPECT_TRUE(std::isnan(e[1][2].item<float>()));
+  EXPECT_EQ(at::isnan(e).sum().item<std::int64_t>(), 1);
+}
+
+TEST(AdditiveEnergy, RejectsMismatchedShapesNamingThem) {
+  const Inputs in = make_inputs(3, 4, 20, at::kFloat, false);
+  try {
+    additive_energy(in.query, in.keys.slice(2, 0, 10), in.v);
+    FAIL() << "no error";
+  } catch (const c10::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("additive_energy: shapes do not match"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(additive_energy(in.query[0], in.keys, in.v), c10::Error);
+}
+
+}  // namespace
+}  // namespace nmt
