@@ -1,6 +1,8 @@
 #include "nmt/train/train_config.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 #include "nmt/core/error.h"
 
@@ -11,11 +13,15 @@ void require(bool ok, const std::string& key, const std::string& rule, const std
   if (!ok) throw ConfigError(key + " must be " + rule + ", got " + value);
 }
 
+// The shortest text that reads back as v: 0.9, 1e-08, 1e+38 (std::to_string prints 0.000000 and
+// 38-digit integers).
 std::string str(double v) {
-  std::string s = std::to_string(v);
-  s.erase(s.find_last_not_of('0') + 1);
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  return s;
+  char text[32];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, v);
+    if (std::strtod(text, nullptr) == v) break;
+  }
+  return text;
 }
 
 }  // namespace
@@ -50,6 +56,10 @@ void TrainConfig::validate() const {
           str(data.max_length_ratio));
   require(optim.beta1 >= 0 && optim.beta1 < 1, "optim.beta1", "in [0, 1)", str(optim.beta1));
   require(optim.beta2 >= 0 && optim.beta2 < 1, "optim.beta2", "in [0, 1)", str(optim.beta2));
+  // Adam's first update is lr / (1 - beta1) times about 1, and LibTorch computes it as a float.
+  require(!(schedule.lr / (1 - optim.beta1) > 1e38), "optim.lr",
+          "at most 1e38 x (1 - optim.beta1) (Adam's first step, lr / (1 - beta1), must fit in a float)",
+          str(schedule.lr));
   require(optim.eps > 0, "optim.eps", "> 0", str(optim.eps));
   require(optim.weight_decay >= 0, "optim.weight-decay", ">= 0", str(optim.weight_decay));
   require(train.max_steps >= 0, "train.max-steps", ">= 0 (0: no limit)", std::to_string(train.max_steps));

@@ -49,6 +49,8 @@ printf '[optim]\nlr = "fast"\n' >"$work/badvalue.toml"
 expect 1 "train.label-smoothing must be in \[0, 1\), got 1.5" -- "$train" --config "$work/toy.toml" --train.label-smoothing 1.5
 expect 1 "unknown attention type 'cosine'" -- "$train" --config "$work/toy.toml" --model.attention cosine
 expect 1 "device 'cuda'.*CUDA is not available" -- "$train" --config "$work/toy.toml" --device cuda --run-dir "$work/gpu"
+expect 1 "optim.lr must be at most 1e38 x \\(1 - optim.beta1\\).*got 1e\\+?38" -- "$train" --config "$work/toy.toml" \
+  --optim.lr 1e38 --run-dir "$work/huge-lr"
 expect 1 "cannot open.*missing.es" -- "$train" --config "$work/toy.toml" --data.train-source "$work/missing.es" \
   --run-dir "$work/missing"
 

@@ -1,0 +1,125 @@
+// Translation speed of a checkpoint on a source file, as nmt-translate runs it, and where the
+// time goes: model load and tokenization are excluded from the timing; --profile adds a second
+// pass under the ATen operator profiler (bench/op_profiler.h).
+//
+//   bench_translate CHECKPOINT SOURCE [--beam K] [--batch-tokens T] [--repeat N] [--output PATH]
+//                   [--profile]
+//     --beam K          beam size, 1 for greedy (default 5)
+//     --batch-tokens T  as nmt-translate's --batch-tokens (default: its default)
+//     --repeat N        translate the file N times, report the fastest (default 1)
+//     --output PATH     write the translations there, one line per input line
+//     --profile         also print the operator profile of one more pass
+// scripts/bench_translate.sh runs it beside the Python search; results in docs/benchmarks.md.
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bench/bench_util.h"
+#include "bench/op_profiler.h"
+#include "nmt/core/allocator.h"
+#include "nmt/data/text_file.h"
+#include "nmt/model/checkpoint.h"
+#include "nmt/search/translator.h"
+
+namespace {
+
+struct Options {
+  std::string checkpoint, source, output;
+  std::int64_t beam = 5, batch_tokens = 0;
+  int repeat = 1;
+  bool profile = false;
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  std::vector<std::string> positional;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::runtime_error(arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--beam") o.beam = std::stoll(value());
+    else if (arg == "--batch-tokens") o.batch_tokens = std::stoll(value());
+    else if (arg == "--repeat") o.repeat = std::stoi(value());
+    else if (arg == "--output") o.output = value();
+    else if (arg == "--profile") o.profile = true;
+    else if (!arg.empty() && arg[0] == '-') throw std::runtime_error("unknown option " + arg);
+    else positional.push_back(arg);
+  }
+  if (positional.size() != 2) throw std::runtime_error("expected CHECKPOINT SOURCE");
+  if (o.beam < 1 || o.repeat < 1) throw std::runtime_error("--beam and --repeat must be >= 1");
+  o.checkpoint = positional[0];
+  o.source = positional[1];
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  try {
+    o = parse(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_translate: %s\nusage: %s CHECKPOINT SOURCE [--beam K] [--batch-tokens T] "
+                 "[--repeat N] [--output PATH] [--profile]\n", e.what(), argv[0]);
+    return 2;
+  }
+  try {
+    nmt::keep_freed_memory();  // as nmt-translate does
+    at::set_num_threads(1);
+    std::vector<std::string> lines;
+    nmt::TextLineReader reader(o.source);
+    for (std::string line; reader.next(line);) lines.push_back(line);
+
+    nmt::Checkpoint loaded = nmt::load_checkpoint(o.checkpoint, c10::Device(c10::kCPU));
+    loaded.model->eval();
+    nmt::TranslateOptions options;
+    options.search.beam_size = o.beam;
+    if (o.batch_tokens > 0) options.max_tokens = o.batch_tokens;
+    nmt::Translator translator(*loaded.model, loaded.source_tokenizer, loaded.target_tokenizer, options,
+                               c10::Device(c10::kCPU));
+
+    std::vector<nmt::Translation> out;
+    double best = 1e300;
+    for (int run = 0; run < o.repeat; ++run) {
+      nmt::bench::Stopwatch clock;
+      out = translator.translate(lines);
+      best = std::min(best, clock.seconds());
+    }
+    std::int64_t target_tokens = 0;
+    for (const auto& t : out) {
+      if (!t.hypotheses.empty()) target_tokens += static_cast<std::int64_t>(t.hypotheses.front().tokens.size());
+    }
+    const double sentences = static_cast<double>(lines.size());
+    std::printf("bench_translate (C++): %s %lld, %zu sentences, %lld target tokens (EOS not counted) in %.3f s "
+                "(fastest of %d): %.2f sentences/s, %.1f target tokens/s; batch tokens %lld\n",
+                o.beam == 1 ? "greedy" : "beam", static_cast<long long>(o.beam), lines.size(),
+                static_cast<long long>(target_tokens), best, o.repeat, sentences / best,
+                static_cast<double>(target_tokens) / best, static_cast<long long>(options.max_tokens));
+    if (!o.output.empty()) {
+      std::ofstream file(o.output);
+      for (const auto& t : out) file << (t.hypotheses.empty() ? "" : t.hypotheses.front().text) << '\n';
+      if (!file) throw std::runtime_error("cannot write " + o.output);
+    }
+    if (o.profile) {
+      nmt::bench::Stopwatch clock;
+      {
+        nmt::bench::OpProfiler profiler;
+        translator.translate(lines);
+      }
+      nmt::bench::print_profile(nmt::bench::OpProfiler::take(), 1, clock.seconds(), "passes over the file");
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_translate: %s\n", e.what());
+    return 1;
+  }
+}
