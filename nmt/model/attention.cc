@@ -4,7 +4,7 @@
 
 #include <limits>
 
-#include "nmt/model/additive_energy.h"
+#include "nmt/model/attention_kernels.h"
 #include "nmt/model/stable_linear.h"
 
 namespace nmt {
@@ -16,6 +16,14 @@ namespace {
 // batch (docs/search.md, "Batch invariance").
 at::Tensor row_dot(const at::Tensor& a, const at::Tensor& b) { return (a * b).sum(-1); }
 
+// Luong dot and general scores q^T k_j: the inference kernel, or elementwise products for autograd
+// and other devices (keys gathered per query row when source_rows is given).
+at::Tensor query_dot_keys(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows) {
+  if (inference_kernels_apply(query, keys)) return dot_scores(query, keys, source_rows);
+  const at::Tensor rows_keys = source_rows.defined() ? keys.index_select(0, source_rows.to(keys.device())) : keys;
+  return row_dot(rows_keys, query.unsqueeze(1));  // [batch, src_len, D] . [batch, 1, D]
+}
+
 torch::nn::Linear linear(std::int64_t in, std::int64_t out) {
   return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(false));
 }
@@ -23,13 +31,15 @@ torch::nn::Linear linear(std::int64_t in, std::int64_t out) {
 }  // namespace
 
 AttentionOutput AttentionImpl::forward(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& memory,
-                                       const at::Tensor& mask) {
+                                       const at::Tensor& mask, const at::Tensor& source_rows) {
   TORCH_CHECK(query.dim() == 2 && memory.dim() == 3 && mask.dim() == 2, "attention: bad ranks");
-  const at::Tensor scores = score(query, keys);  // [batch, src_len]
+  const at::Tensor scores = score(query, keys, source_rows);  // [batch, src_len]
   // -inf before the softmax makes padded weights exactly zero (exp(-inf) = 0).
   const at::Tensor weights =
       scores.masked_fill(mask.logical_not(), -std::numeric_limits<double>::infinity()).softmax(/*dim=*/-1);
-  const at::Tensor context = weights.unsqueeze(1).bmm(memory).squeeze(1);  // [batch, 2H]
+  if (inference_kernels_apply(weights, memory)) return {weighted_context(weights, memory, source_rows), weights};
+  const at::Tensor rows_memory = source_rows.defined() ? memory.index_select(0, source_rows.to(memory.device())) : memory;
+  const at::Tensor context = weights.unsqueeze(1).bmm(rows_memory).squeeze(1);  // [batch, 2H]
   return {context, weights};
 }
 
@@ -41,9 +51,10 @@ BahdanauAttention::BahdanauAttention(std::int64_t query_size, std::int64_t memor
 
 at::Tensor BahdanauAttention::precompute_keys(const at::Tensor& memory) { return stable_linear(memory, key_layer_->weight); }
 
-at::Tensor BahdanauAttention::score(const at::Tensor& query, const at::Tensor& keys) {
-  // v^T tanh(W q + U h_j): [batch, 1, A] + [batch, src_len, A] -> [batch, src_len]
-  return additive_energy(stable_linear(query, query_layer_->weight), keys, energy_layer_->weight.squeeze(0));
+at::Tensor BahdanauAttention::score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows) {
+  // v^T tanh(W q + U h_j): [batch, A] and [sources, src_len, A] -> [batch, src_len]
+  return additive_energy(stable_linear(query, query_layer_->weight), keys, energy_layer_->weight.squeeze(0),
+                         source_rows);
 }
 
 DotAttention::DotAttention(std::int64_t query_size, std::int64_t memory_size) {
@@ -54,8 +65,8 @@ at::Tensor DotAttention::precompute_keys(const at::Tensor& memory) {
   return key_layer_ ? stable_linear(memory, key_layer_->weight) : memory;
 }
 
-at::Tensor DotAttention::score(const at::Tensor& query, const at::Tensor& keys) {
-  return row_dot(keys, query.unsqueeze(1));  // [batch, src_len, D] . [batch, 1, D]
+at::Tensor DotAttention::score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows) {
+  return query_dot_keys(query, keys, source_rows);  // q^T h_j (or q^T P h_j)
 }
 
 GeneralAttention::GeneralAttention(std::int64_t query_size, std::int64_t memory_size) {
@@ -64,8 +75,8 @@ GeneralAttention::GeneralAttention(std::int64_t query_size, std::int64_t memory_
 
 at::Tensor GeneralAttention::precompute_keys(const at::Tensor& memory) { return stable_linear(memory, key_layer_->weight); }
 
-at::Tensor GeneralAttention::score(const at::Tensor& query, const at::Tensor& keys) {
-  return row_dot(keys, query.unsqueeze(1));  // q^T (W h_j)
+at::Tensor GeneralAttention::score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows) {
+  return query_dot_keys(query, keys, source_rows);  // q^T (W h_j)
 }
 
 ConcatAttention::ConcatAttention(std::int64_t query_size, std::int64_t memory_size, std::int64_t attention_size)
@@ -79,9 +90,9 @@ at::Tensor ConcatAttention::precompute_keys(const at::Tensor& memory) {
   return stable_linear(memory, memory_block);
 }
 
-at::Tensor ConcatAttention::score(const at::Tensor& query, const at::Tensor& keys) {
+at::Tensor ConcatAttention::score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows) {
   const at::Tensor query_block = concat_layer_->weight.slice(/*dim=*/1, 0, query_size_);  // W[:, :D]
-  return additive_energy(stable_linear(query, query_block), keys, energy_layer_->weight.squeeze(0));  // v^T tanh(W[:, :D] q + W[:, D:] h_j)
+  return additive_energy(stable_linear(query, query_block), keys, energy_layer_->weight.squeeze(0), source_rows);  // v^T tanh(W[:, :D] q + W[:, D:] h_j)
 }
 
 std::shared_ptr<AttentionImpl> make_attention(const ModelConfig& config) {

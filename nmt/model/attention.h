@@ -29,13 +29,16 @@ class AttentionImpl : public torch::nn::Module {
   /// memory [batch, src_len, 2H] -> keys [batch, src_len, K] (K depends on the score).
   virtual at::Tensor precompute_keys(const at::Tensor& memory) = 0;
 
-  /// query [batch, D], keys from precompute_keys, memory [batch, src_len, 2H],
-  /// mask [batch, src_len] bool (true at real tokens; every row needs one).
+  /// query [batch, D], keys from precompute_keys, memory [sources, src_len, 2H],
+  /// mask [batch, src_len] bool (true at real tokens; every row needs one),
+  /// source_rows [batch] int64 on the CPU: the memory/keys row of each query row; undefined: row i
+  /// uses memory row i (sources = batch). See DecoderState::source_rows.
   AttentionOutput forward(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& memory,
-                          const at::Tensor& mask);
+                          const at::Tensor& mask, const at::Tensor& source_rows = at::Tensor());
 
-  /// Unnormalised scores e [batch, src_len] (exposed for gradient checks).
-  virtual at::Tensor score(const at::Tensor& query, const at::Tensor& keys) = 0;
+  /// Unnormalised scores e [batch, src_len] (exposed for gradient checks); source_rows as above.
+  at::Tensor score(const at::Tensor& query, const at::Tensor& keys) { return score(query, keys, at::Tensor()); }
+  virtual at::Tensor score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows) = 0;
 };
 
 /// Bahdanau: query_layer W [A, D], key_layer U [A, 2H], energy_layer v [1, A]; no biases.
@@ -43,7 +46,8 @@ class BahdanauAttention : public AttentionImpl {
  public:
   BahdanauAttention(std::int64_t query_size, std::int64_t memory_size, std::int64_t attention_size);
   at::Tensor precompute_keys(const at::Tensor& memory) override;  // U h_j: [batch, src_len, A]
-  at::Tensor score(const at::Tensor& query, const at::Tensor& keys) override;
+  at::Tensor score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows) override;
+  using AttentionImpl::score;
 
  private:
   torch::nn::Linear query_layer_{nullptr}, key_layer_{nullptr}, energy_layer_{nullptr};
@@ -54,7 +58,8 @@ class DotAttention : public AttentionImpl {
  public:
   DotAttention(std::int64_t query_size, std::int64_t memory_size);
   at::Tensor precompute_keys(const at::Tensor& memory) override;  // [batch, src_len, D]
-  at::Tensor score(const at::Tensor& query, const at::Tensor& keys) override;
+  at::Tensor score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows) override;
+  using AttentionImpl::score;
 
  private:
   torch::nn::Linear key_layer_{nullptr};  // null when D == 2H
@@ -65,7 +70,8 @@ class GeneralAttention : public AttentionImpl {
  public:
   GeneralAttention(std::int64_t query_size, std::int64_t memory_size);
   at::Tensor precompute_keys(const at::Tensor& memory) override;  // [batch, src_len, D]
-  at::Tensor score(const at::Tensor& query, const at::Tensor& keys) override;
+  at::Tensor score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows) override;
+  using AttentionImpl::score;
 
  private:
   torch::nn::Linear key_layer_{nullptr};
@@ -77,7 +83,8 @@ class ConcatAttention : public AttentionImpl {
  public:
   ConcatAttention(std::int64_t query_size, std::int64_t memory_size, std::int64_t attention_size);
   at::Tensor precompute_keys(const at::Tensor& memory) override;  // [batch, src_len, A]
-  at::Tensor score(const at::Tensor& query, const at::Tensor& keys) override;
+  at::Tensor score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows) override;
+  using AttentionImpl::score;
 
  private:
   std::int64_t query_size_;

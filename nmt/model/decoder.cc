@@ -101,13 +101,13 @@ DecoderStep DecoderImpl::step(const at::Tensor& embedded, const DecoderState& st
   out.state = state;
   const at::Tensor gates = embedding_gates(embedded);
   if (config_.decoder_style == DecoderStyle::bahdanau) {
-    const AttentionOutput attended = attention_->forward(state.hidden[-1], state.keys, state.memory, state.mask);
+    const AttentionOutput attended = attention_->forward(state.hidden[-1], state.keys, state.memory, state.mask, state.source_rows);
     out.state.hidden = recur(gates, attended.context, state.hidden);
     out.readout = bahdanau_readout(out.state.hidden[-1], attended.context, embedded);
     out.attention = attended.weights;
   } else {
     out.state.hidden = recur(gates, state.feed, state.hidden);
-    const AttentionOutput attended = attention_->forward(out.state.hidden[-1], state.keys, state.memory, state.mask);
+    const AttentionOutput attended = attention_->forward(out.state.hidden[-1], state.keys, state.memory, state.mask, state.source_rows);
     out.readout = luong_readout(attended.context, out.state.hidden[-1]);
     out.attention = attended.weights;
     out.state.feed = out.readout;
@@ -124,14 +124,14 @@ DecoderSequence DecoderImpl::forward(const at::Tensor& embedded, DecoderState st
   for (std::int64_t t = 0; t < steps; ++t) {
     const auto u = static_cast<std::size_t>(t);
     if (config_.decoder_style == DecoderStyle::bahdanau) {
-      const AttentionOutput attended = attention_->forward(state.hidden[-1], state.keys, state.memory, state.mask);
+      const AttentionOutput attended = attention_->forward(state.hidden[-1], state.keys, state.memory, state.mask, state.source_rows);
       state.hidden = recur(gates[u], attended.context, state.hidden);
       tops.push_back(state.hidden[-1]);
       contexts.push_back(attended.context);
       attention.push_back(attended.weights);
     } else {
       state.hidden = recur(gates[u], state.feed, state.hidden);
-      const AttentionOutput attended = attention_->forward(state.hidden[-1], state.keys, state.memory, state.mask);
+      const AttentionOutput attended = attention_->forward(state.hidden[-1], state.keys, state.memory, state.mask, state.source_rows);
       state.feed = luong_readout(attended.context, state.hidden[-1]);
       readouts.push_back(state.feed);
       attention.push_back(attended.weights);

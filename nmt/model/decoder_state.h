@@ -10,14 +10,18 @@ namespace nmt {
 
 /// Everything that changes per batch travels here; the modules stay stateless.
 struct DecoderState {
-  at::Tensor memory;  // [batch, src_len, 2H] encoder states h_j
-  at::Tensor keys;    // [batch, src_len, K]  attention keys precomputed from memory
-  at::Tensor mask;    // [batch, src_len]     bool, true at real source positions
-  at::Tensor hidden;  // [layers, batch, D]   decoder GRU state
-  at::Tensor feed;    // [batch, R]           Luong input feeding (previous attentional state);
-                      //                      undefined for Bahdanau-style decoders
+  at::Tensor memory;       // [sources, src_len, 2H] encoder states h_j, one row per source sentence
+  at::Tensor keys;         // [sources, src_len, K]  attention keys precomputed from memory
+  at::Tensor source_rows;  // [batch] int64 on the CPU: the memory/keys row of each decoder row;
+                           //   undefined: row i uses row i (sources = batch), as encode() returns it
+  at::Tensor mask;         // [batch, src_len]     bool, true at real source positions
+  at::Tensor hidden;       // [layers, batch, D]   decoder GRU state
+  at::Tensor feed;         // [batch, R]           Luong input feeding (previous attentional state);
+                           //                      undefined for Bahdanau-style decoders
 
   /// Rows `indices` [n] (int64, any order, repeats allowed): reorders beams or expands a batch.
+  /// Memory and keys are not copied (they are the same for all beams of a sentence and never
+  /// change): only the row index moves, with the per-row state (mask, hidden, feed).
   DecoderState select(const at::Tensor& indices) const;
   std::int64_t batch_size() const { return hidden.size(1); }
 };

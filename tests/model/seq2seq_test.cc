@@ -157,6 +157,17 @@ TEST(Seq2Seq, StateSelectReordersAndRepeatsRows) {
   const StepOutput some = model->step(picked, batch.target_in.select(1, 0).index_select(0, order));
   EXPECT_TRUE(at::allclose(some.log_probs, all.log_probs.index_select(0, order), 1e-6, 1e-6));
   EXPECT_TRUE(at::equal(some.log_probs[1], some.log_probs[2]));
+  // Memory and keys are shared, not copied: the row index composes over selections.
+  EXPECT_EQ(picked.memory.data_ptr(), state.memory.data_ptr());
+  EXPECT_EQ(picked.keys.data_ptr(), state.keys.data_ptr());
+  EXPECT_TRUE(at::equal(picked.source_rows, order));
+  const DecoderState twice = picked.select(at::tensor({3, 0}, at::kLong));
+  EXPECT_TRUE(at::equal(twice.source_rows, at::tensor({4, 2}, at::kLong)));
+  // Without autograd the search's kernels read memory rows through the index: same numbers.
+  c10::NoGradGuard no_grad;
+  const StepOutput kernels = model->step(picked, batch.target_in.select(1, 0).index_select(0, order));
+  EXPECT_TRUE(at::allclose(kernels.log_probs, some.log_probs, 1e-5, 1e-6));
+  EXPECT_TRUE(at::allclose(kernels.attention, some.attention, 1e-5, 1e-6));
 }
 
 TEST(Seq2Seq, SharedEmbeddingsTyingAndBridgeChangeParameters) {

@@ -144,7 +144,8 @@ class HashModel : public IncrementalDecoder {
       std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the source and the prefix
       const auto mix = [&h](std::int64_t v) { h = (h ^ static_cast<std::uint64_t>(v + 7)) * 1099511628211ull; };
       const std::int64_t length = state.mask[r].sum().item<std::int64_t>();
-      for (std::int64_t j = 0; j < length; ++j) mix(static_cast<std::int64_t>(state.memory[r][j][0].item<float>()));
+      const std::int64_t source = state.source_rows.defined() ? state.source_rows[r].item<std::int64_t>() : r;
+      for (std::int64_t j = 0; j < length; ++j) mix(static_cast<std::int64_t>(state.memory[source][j][0].item<float>()));
       std::int64_t t = 0;
       for (; t < kMaxTokens && state.feed[r][t].item<float>() >= 0; ++t) mix(static_cast<std::int64_t>(state.feed[r][t].item<float>()));
       const std::int64_t previous = previous_tokens[r].item<std::int64_t>();

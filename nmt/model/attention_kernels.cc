@@ -1,4 +1,4 @@
-#include "nmt/model/additive_energy.h"
+#include "nmt/model/attention_kernels.h"
 
 #include <ATen/ATen.h>
 #include <ATen/Dispatch.h>
@@ -95,6 +95,36 @@ NMT_ALWAYS_INLINE void energy_rows_backward(const T* t, const T* g, const T* v, 
   }
 }
 
+// Dot scores of one decoder row: e[j] = sum_a q[a] k[j, a], summed as energy_rows sums.
+template <typename T>
+NMT_ALWAYS_INLINE void dot_rows(const T* q, const T* k, T* e, std::int64_t src_len, std::int64_t size) {
+  for (std::int64_t j = 0; j < src_len; ++j) {
+    const T* kj = k + j * size;
+    T lanes[kLanes] = {};
+    std::int64_t a = 0;
+    for (; a + kLanes <= size; a += kLanes) {
+      for (std::int64_t l = 0; l < kLanes; ++l) lanes[l] += q[a + l] * kj[a + l];
+    }
+    T sum = 0;
+    for (; a < size; ++a) sum += q[a] * kj[a];
+    for (std::int64_t l = 0; l < kLanes; ++l) sum += lanes[l];
+    e[j] = sum;
+  }
+}
+
+// Context of one decoder row: c = sum_j w[j] m[j, :], positions in order; zero weights (padding,
+// exactly 0 after the masked softmax) are skipped, which adds nothing to the sums.
+template <typename T>
+NMT_ALWAYS_INLINE void context_rows(const T* w, const T* m, T* c, std::int64_t src_len, std::int64_t size) {
+  for (std::int64_t i = 0; i < size; ++i) c[i] = 0;
+  for (std::int64_t j = 0; j < src_len; ++j) {
+    const T wj = w[j];
+    if (wj == T(0)) continue;
+    const T* mj = m + j * size;
+    for (std::int64_t i = 0; i < size; ++i) c[i] += wj * mj[i];
+  }
+}
+
 // The float kernels are compiled three times, for AVX-512, AVX2 + FMA and the x86-64 baseline, and
 // the best one the CPU supports is chosen once at run time (the library itself is built for the
 // baseline, so that it runs everywhere). Other architectures get the portable build only.
@@ -102,6 +132,8 @@ struct FloatKernels {
   void (*forward)(const float*, const float*, const float*, float*, float*, std::int64_t, std::int64_t);
   void (*forward_keep)(const float*, const float*, const float*, float*, float*, std::int64_t, std::int64_t);
   void (*backward)(const float*, const float*, const float*, float*, float*, float*, std::int64_t, std::int64_t);
+  void (*dot)(const float*, const float*, float*, std::int64_t, std::int64_t);
+  void (*context)(const float*, const float*, float*, std::int64_t, std::int64_t);
 };
 
 #define NMT_FLOAT_KERNELS(suffix, attribute)                                                                    \
@@ -116,6 +148,12 @@ struct FloatKernels {
   attribute void backward_##suffix(const float* t, const float* g, const float* v, float* dq, float* dk,       \
                                    float* dv, std::int64_t s, std::int64_t n) {                                 \
     energy_rows_backward<float>(t, g, v, dq, dk, dv, s, n);                                                     \
+  }                                                                                                             \
+  attribute void dot_##suffix(const float* q, const float* k, float* e, std::int64_t s, std::int64_t n) {      \
+    dot_rows<float>(q, k, e, s, n);                                                                             \
+  }                                                                                                             \
+  attribute void context_##suffix(const float* w, const float* m, float* c, std::int64_t s, std::int64_t n) {  \
+    context_rows<float>(w, m, c, s, n);                                                                         \
   }
 
 NMT_FLOAT_KERNELS(portable, )
@@ -128,12 +166,14 @@ const FloatKernels& float_kernels() {
   static const FloatKernels kernels = [] {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) return FloatKernels{forward_avx512, forward_keep_avx512, backward_avx512};
+    if (__builtin_cpu_supports("avx512f")) {
+      return FloatKernels{forward_avx512, forward_keep_avx512, backward_avx512, dot_avx512, context_avx512};
+    }
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-      return FloatKernels{forward_avx2, forward_keep_avx2, backward_avx2};
+      return FloatKernels{forward_avx2, forward_keep_avx2, backward_avx2, dot_avx2, context_avx2};
     }
 #endif
-    return FloatKernels{forward_portable, forward_keep_portable, backward_portable};
+    return FloatKernels{forward_portable, forward_keep_portable, backward_portable, dot_portable, context_portable};
   }();
   return kernels;
 }
@@ -152,6 +192,18 @@ void forward_sentence(const double* q, const double* k, const double* v, double*
     energy_rows<double, false>(q, k, v, e, t, src_len, size);
   }
 }
+void dot_sentence(const float* q, const float* k, float* e, std::int64_t src_len, std::int64_t size) {
+  float_kernels().dot(q, k, e, src_len, size);
+}
+void dot_sentence(const double* q, const double* k, double* e, std::int64_t src_len, std::int64_t size) {
+  dot_rows<double>(q, k, e, src_len, size);
+}
+void context_sentence(const float* w, const float* m, float* c, std::int64_t src_len, std::int64_t size) {
+  float_kernels().context(w, m, c, src_len, size);
+}
+void context_sentence(const double* w, const double* m, double* c, std::int64_t src_len, std::int64_t size) {
+  context_rows<double>(w, m, c, src_len, size);
+}
 void backward_sentence(const float* t, const float* g, const float* v, float* dq, float* dk, float* dv,
                        std::int64_t src_len, std::int64_t size) {
   float_kernels().backward(t, g, v, dq, dk, dv, src_len, size);
@@ -161,21 +213,45 @@ void backward_sentence(const double* t, const double* g, const double* v, double
   energy_rows_backward<double>(t, g, v, dq, dk, dv, src_len, size);
 }
 
+// Checks rows [R] (int64, each in [0, N)) when defined; returns its data on the CPU or nullptr.
+const std::int64_t* row_index(const at::Tensor& rows, std::int64_t decoder_rows, std::int64_t sources,
+                              const char* what) {
+  if (!rows.defined()) {
+    TORCH_CHECK(decoder_rows == sources, what, ": ", decoder_rows, " decoder rows but ", sources,
+                " source rows and no row index");
+    return nullptr;
+  }
+  TORCH_CHECK(rows.dim() == 1 && rows.size(0) == decoder_rows && rows.scalar_type() == at::kLong && rows.is_cpu() &&
+                  rows.is_contiguous(),
+              what, ": rows must be a contiguous int64 CPU tensor [", decoder_rows, "], got ", rows.sizes());
+  const std::int64_t* index = rows.data_ptr<std::int64_t>();
+  for (std::int64_t r = 0; r < decoder_rows; ++r) {
+    TORCH_CHECK(index[r] >= 0 && index[r] < sources, what, ": row index ", index[r], " outside [0, ", sources, ")");
+  }
+  return index;
+}
+
 void check_shapes(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& v) {
-  TORCH_CHECK(query.dim() == 2 && keys.dim() == 3 && v.dim() == 1, "additive_energy: expected query [batch, A], keys "
-              "[batch, src_len, A], v [A], got ranks ", query.dim(), ", ", keys.dim(), ", ", v.dim());
-  TORCH_CHECK(keys.size(0) == query.size(0) && keys.size(2) == query.size(1) && v.size(0) == query.size(1),
+  TORCH_CHECK(query.dim() == 2 && keys.dim() == 3 && v.dim() == 1, "additive_energy: expected query [rows, A], keys "
+              "[sources, src_len, A], v [A], got ranks ", query.dim(), ", ", keys.dim(), ", ", v.dim());
+  TORCH_CHECK(keys.size(2) == query.size(1) && v.size(0) == query.size(1),
               "additive_energy: shapes do not match: query ", query.sizes(), ", keys ", keys.sizes(), ", v ", v.sizes());
+}
+
+bool on_cpu_as(const at::Tensor& t, at::ScalarType type) {
+  return !t.defined() || (t.device().is_cpu() && t.scalar_type() == type);
 }
 
 bool has_kernel(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& v) {
   const auto type = keys.scalar_type();
-  return keys.device().is_cpu() && query.device().is_cpu() && v.device().is_cpu() &&
-         (type == at::kFloat || type == at::kDouble) && query.scalar_type() == type && v.scalar_type() == type;
+  return (type == at::kFloat || type == at::kDouble) && on_cpu_as(keys, type) && on_cpu_as(query, type) &&
+         on_cpu_as(v, type);
 }
 
-// e [batch, src_len] from contiguous q, k, v; t [batch, src_len, A] when defined.
-void run_forward(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, at::Tensor& e, at::Tensor& t) {
+// e [R, src_len] from contiguous q [R, A], k [N, src_len, A], v; t [R, src_len, A] when defined
+// (then rows is nullptr: the autograd path gathers first).
+void run_forward(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const std::int64_t* rows,
+                 at::Tensor& e, at::Tensor& t) {
   const std::int64_t src_len = k.size(1), size = k.size(2);
   const bool keep = t.defined();
   AT_DISPATCH_FLOATING_TYPES(k.scalar_type(), "additive_energy", [&] {
@@ -184,10 +260,11 @@ void run_forward(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, 
     const scalar_t* vp = v.data_ptr<scalar_t>();
     scalar_t* ep = e.data_ptr<scalar_t>();
     scalar_t* tp = keep ? t.data_ptr<scalar_t>() : nullptr;
-    at::parallel_for(0, k.size(0), 1, [&](std::int64_t begin, std::int64_t end) {
-      for (std::int64_t b = begin; b < end; ++b) {
-        const std::int64_t block = b * src_len * size;
-        forward_sentence(qp + b * size, kp + block, vp, ep + b * src_len, keep ? tp + block : nullptr, src_len, size);
+    at::parallel_for(0, q.size(0), 1, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t r = begin; r < end; ++r) {
+        const std::int64_t source = rows != nullptr ? rows[r] : r;
+        forward_sentence(qp + r * size, kp + source * src_len * size, vp, ep + r * src_len,
+                         keep ? tp + r * src_len * size : nullptr, src_len, size);
       }
     });
   });
@@ -223,7 +300,7 @@ class AdditiveEnergyFunction : public torch::autograd::Function<AdditiveEnergyFu
     const at::Tensor q = query.contiguous(), k = keys.contiguous(), w = v.contiguous();
     at::Tensor e = at::empty({k.size(0), k.size(1)}, k.options());
     at::Tensor t = at::empty_like(k);
-    run_forward(q, k, w, e, t);
+    run_forward(q, k, w, nullptr, e, t);
     ctx->save_for_backward({t, w});
     return e;
   }
@@ -251,17 +328,79 @@ at::Tensor additive_energy_reference(const at::Tensor& query, const at::Tensor& 
   return (at::tanh(query.unsqueeze(1) + keys) * v).sum(-1);
 }
 
-at::Tensor additive_energy(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& v) {
+at::Tensor additive_energy(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& v,
+                           const at::Tensor& rows) {
   check_shapes(query, keys, v);
-  if (!has_kernel(query, keys, v)) return additive_energy_reference(query, keys, v);
   const bool needs_grad =
       at::GradMode::is_enabled() && (query.requires_grad() || keys.requires_grad() || v.requires_grad());
-  if (needs_grad) return AdditiveEnergyFunction::apply(query, keys, v);
+  if (!has_kernel(query, keys, v) || needs_grad) {
+    // Autograd and other devices see one key block per decoder row.
+    const at::Tensor per_row = rows.defined() ? keys.index_select(0, rows.to(keys.device())) : keys;
+    TORCH_CHECK(per_row.size(0) == query.size(0), "additive_energy: ", query.size(0), " query rows but ",
+                per_row.size(0), " key rows");
+    if (!has_kernel(query, per_row, v)) return additive_energy_reference(query, per_row, v);
+    return AdditiveEnergyFunction::apply(query, per_row, v);
+  }
+  const std::int64_t* index = row_index(rows, query.size(0), keys.size(0), "additive_energy");
   const at::Tensor q = query.contiguous(), k = keys.contiguous(), w = v.contiguous();
-  at::Tensor e = at::empty({k.size(0), k.size(1)}, k.options());
+  at::Tensor e = at::empty({q.size(0), k.size(1)}, k.options());
   at::Tensor no_tanh;
-  run_forward(q, k, w, e, no_tanh);
+  run_forward(q, k, w, index, e, no_tanh);
   return e;
+}
+
+bool inference_kernels_apply(const at::Tensor& a, const at::Tensor& b) {
+  const auto type = a.scalar_type();
+  if (type != at::kFloat && type != at::kDouble) return false;
+  if (!on_cpu_as(a, type) || !on_cpu_as(b, type)) return false;
+  return !at::GradMode::is_enabled() || !(a.requires_grad() || (b.defined() && b.requires_grad()));
+}
+
+at::Tensor dot_scores(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& rows) {
+  TORCH_CHECK(query.dim() == 2 && keys.dim() == 3 && keys.size(2) == query.size(1),
+              "dot_scores: expected query [rows, D] and keys [sources, src_len, D], got ", query.sizes(), " and ",
+              keys.sizes());
+  TORCH_CHECK(inference_kernels_apply(query, keys), "dot_scores: CPU float or double tensors without autograd only");
+  const std::int64_t* index = row_index(rows, query.size(0), keys.size(0), "dot_scores");
+  const at::Tensor q = query.contiguous(), k = keys.contiguous();
+  const std::int64_t src_len = k.size(1), size = k.size(2);
+  at::Tensor e = at::empty({q.size(0), src_len}, k.options());
+  AT_DISPATCH_FLOATING_TYPES(k.scalar_type(), "dot_scores", [&] {
+    const scalar_t* qp = q.data_ptr<scalar_t>();
+    const scalar_t* kp = k.data_ptr<scalar_t>();
+    scalar_t* ep = e.data_ptr<scalar_t>();
+    at::parallel_for(0, q.size(0), 1, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t r = begin; r < end; ++r) {
+        const std::int64_t source = index != nullptr ? index[r] : r;
+        dot_sentence(qp + r * size, kp + source * src_len * size, ep + r * src_len, src_len, size);
+      }
+    });
+  });
+  return e;
+}
+
+at::Tensor weighted_context(const at::Tensor& weights, const at::Tensor& memory, const at::Tensor& rows) {
+  TORCH_CHECK(weights.dim() == 2 && memory.dim() == 3 && memory.size(1) == weights.size(1),
+              "weighted_context: expected weights [rows, src_len] and memory [sources, src_len, M], got ",
+              weights.sizes(), " and ", memory.sizes());
+  TORCH_CHECK(inference_kernels_apply(weights, memory),
+              "weighted_context: CPU float or double tensors without autograd only");
+  const std::int64_t* index = row_index(rows, weights.size(0), memory.size(0), "weighted_context");
+  const at::Tensor w = weights.contiguous(), m = memory.contiguous();
+  const std::int64_t src_len = m.size(1), size = m.size(2);
+  at::Tensor c = at::empty({w.size(0), size}, m.options());
+  AT_DISPATCH_FLOATING_TYPES(m.scalar_type(), "weighted_context", [&] {
+    const scalar_t* wp = w.data_ptr<scalar_t>();
+    const scalar_t* mp = m.data_ptr<scalar_t>();
+    scalar_t* cp = c.data_ptr<scalar_t>();
+    at::parallel_for(0, w.size(0), 1, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t r = begin; r < end; ++r) {
+        const std::int64_t source = index != nullptr ? index[r] : r;
+        context_sentence(wp + r * src_len, mp + source * src_len * size, cp + r * size, src_len, size);
+      }
+    });
+  });
+  return c;
 }
 
 }  // namespace nmt

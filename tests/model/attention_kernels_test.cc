@@ -1,4 +1,4 @@
-#include "nmt/model/additive_energy.h"
+#include "nmt/model/attention_kernels.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>

@@ -1,0 +1,55 @@
+// The attention's arithmetic as fused CPU kernels (float and double; other devices and types take
+// tensor operations with the same formulas).
+//
+// Additive energy (Bahdanau and Luong concat scores), differentiable:
+//
+//   e[r, j] = sum_a v[a] tanh(q[r, a] + k[n(r), j, a])
+//
+// Written as tensor operations (add, tanh, multiply, sum) the energy made four passes over a fresh
+// [rows, src_len, A] tensor at every decoder step and as many in the backward: ~140 ms of a
+// ~1,100 ms training step at the reference size. The kernel makes one pass forward (writing
+// t = tanh(q + k) only when a gradient is needed) and one backward:
+//
+//   u[r, j, a] = g[r, j] v[a] (1 - t[r, j, a]^2)
+//   dq[r, a] = sum_j u[r, j, a],   dk[r, j, a] = u[r, j, a],   dv[a] = sum_{r, j} g[r, j] t[r, j, a]
+//
+// Inference only (search; no autograd):
+//
+//   dot scores   e[r, j] = sum_a q[r, a] k[n(r), j, a]        (Luong dot and general)
+//   context      c[r, :] = sum_j w[r, j] m[n(r), j, :]
+//
+// Source rows: n(r) = rows[r] when `rows` ([decoder rows] int64) is given, else r. Beam search
+// reorders and repeats decoder rows at every step, but the encoder memory and keys of a sentence
+// never change: with `rows` the search moves a row index instead of copying [rows, src_len, 768]
+// floats per step (docs/search.md).
+//
+// Batch invariance: every output row is summed in one fixed order whatever the other rows are,
+// so a sentence gets the same bits alone as in any batch (docs/search.md, "Batch invariance").
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+namespace nmt {
+
+/// query [R, A], keys [N, S, A], v [A], rows [R] int64 or undefined (then N = R) -> e [R, S].
+at::Tensor additive_energy(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& v,
+                           const at::Tensor& rows = at::Tensor());
+
+/// The additive energy as tensor operations (reference for the tests; keys [R, S, A]).
+at::Tensor additive_energy_reference(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& v);
+
+/// True when the inference kernels apply: all defined tensors on the CPU, float or double, and no
+/// gradient wanted (grad mode off, or nothing requires one).
+bool inference_kernels_apply(const at::Tensor& a, const at::Tensor& b);
+
+/// query [R, D], keys [N, S, D], rows as above -> e [R, S]. Inference only (no autograd).
+at::Tensor dot_scores(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& rows);
+
+/// weights [R, S], memory [N, S, M], rows as above -> context [R, M]. Inference only.
+at::Tensor weighted_context(const at::Tensor& weights, const at::Tensor& memory, const at::Tensor& rows);
+
+/// The kernels' tanh for float: |error| < 2e-7 (tested against std::tanh), exposed for that test.
+/// Written so that compilers vectorise loops over it.
+float fast_tanh(float x);
+
+}  // namespace nmt
