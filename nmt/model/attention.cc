@@ -4,7 +4,7 @@
 
 #include <limits>
 
-#include "nmt/model/attention_kernels.h"
+#include "nmt/model/kernels.h"
 #include "nmt/model/stable_linear.h"
 
 namespace nmt {

@@ -4,6 +4,7 @@
 #include <torch/nn/init.h>
 
 #include "nmt/data/tokenizer.h"
+#include "nmt/model/kernels.h"
 #include "nmt/model/stable_linear.h"
 
 namespace nmt {
@@ -48,7 +49,7 @@ DecoderState Seq2SeqImpl::encode(const at::Tensor& source, const at::Tensor& sou
 StepOutput Seq2SeqImpl::step(const DecoderState& state, const at::Tensor& previous_tokens) {
   TORCH_CHECK(previous_tokens.dim() == 1, "step: previous_tokens must be [batch]");
   DecoderStep decoded = decoder_->step(dropout_(target_embedding()(previous_tokens)), state);
-  return {output_(dropout_(decoded.readout)).log_softmax(/*dim=*/-1), decoded.attention, std::move(decoded.state)};
+  return {log_softmax_last(output_(dropout_(decoded.readout))), decoded.attention, std::move(decoded.state)};
 }
 
 Seq2SeqOutput Seq2SeqImpl::forward(const at::Tensor& source, const at::Tensor& source_lengths,

@@ -1,4 +1,4 @@
-#include "nmt/model/attention_kernels.h"
+#include "nmt/model/kernels.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -44,6 +44,50 @@ TEST(FastTanh, IsWithin2e7OfTanhEverywhereAndExactlyOdd) {
   EXPECT_EQ(fast_tanh(std::numeric_limits<float>::infinity()), 1.0f);
   EXPECT_EQ(fast_tanh(-std::numeric_limits<float>::infinity()), -1.0f);
   EXPECT_TRUE(std::isnan(fast_tanh(std::numeric_limits<float>::quiet_NaN())));
+}
+
+TEST(FastExp, IsWithin3e7RelativeOfExpForNonPositiveArguments) {
+  for (int i = 0; i <= 1000000; ++i) {
+    const float y = -static_cast<float>(i) * 8.7e-5f;  // [-87, 0]
+    const double expected = std::exp(static_cast<double>(y));
+    ASSERT_LT(std::abs(fast_exp_nonpositive(y) - expected), 3e-7 * expected) << "y = " << y;
+  }
+  EXPECT_EQ(fast_exp_nonpositive(0.0f), 1.0f);
+  EXPECT_LT(fast_exp_nonpositive(-1000.0f), 1e-37f);  // below -87: exp(-87), which no sum notices
+  EXPECT_LT(fast_exp_nonpositive(-std::numeric_limits<float>::infinity()), 1e-37f);
+  EXPECT_TRUE(std::isnan(fast_exp_nonpositive(std::numeric_limits<float>::quiet_NaN())));
+}
+
+TEST(LogSoftmaxLast, MatchesATenAndKeepsRowsIndependent) {
+  at::manual_seed(9);
+  for (const auto dtype : {at::kFloat, at::kDouble}) {
+    for (const std::int64_t size : {7, 16, 8003}) {  // tail only, no tail, both
+      const at::Tensor logits = 4 * at::randn({6, size}, dtype);
+      const at::Tensor expected = logits.log_softmax(-1);
+      const at::Tensor got = log_softmax_last(logits.clone());
+      // Within float rounding of the results (log-probabilities down to about -30 here).
+      const double rtol = dtype == at::kFloat ? 3e-7 : 1e-14;
+      EXPECT_TRUE(at::allclose(got, expected, rtol, 100 * rtol)) << dtype << " " << size << ": " << max_abs_diff(got, expected);
+      for (std::int64_t r = 0; r < 6; ++r) {
+        EXPECT_TRUE(at::equal(log_softmax_last(logits.slice(0, r, r + 1).clone())[0], got[r])) << "row " << r;
+      }
+    }
+  }
+}
+
+TEST(LogSoftmaxLast, HandlesMinusInfinityNaNAndAutograd) {
+  at::Tensor logits = at::randn({3, 40});
+  logits[0][5] = -std::numeric_limits<float>::infinity();
+  logits[1][7] = std::numeric_limits<float>::quiet_NaN();
+  const at::Tensor expected = logits.log_softmax(-1);
+  const at::Tensor got = log_softmax_last(logits.clone());
+  EXPECT_EQ(got[0][5].item<float>(), -std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(at::allclose(got[0], expected[0], 1e-6, 1e-6));
+  EXPECT_TRUE(at::all(at::isnan(got[1])).item<bool>()) << "NaN anywhere in a row: NaN everywhere, as ATen";
+  EXPECT_TRUE(at::allclose(got[2], expected[2], 1e-6, 1e-6));
+  const at::Tensor tracked = at::randn({2, 9}).requires_grad_(true);  // autograd: ATen's, differentiable
+  log_softmax_last(tracked * 1).sum().backward();
+  EXPECT_TRUE(tracked.grad().defined());
 }
 
 // A = 37 takes the kernel's tail path (not a multiple of its 16 lanes), A = 64 none.

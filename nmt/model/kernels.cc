@@ -1,4 +1,4 @@
-#include "nmt/model/attention_kernels.h"
+#include "nmt/model/kernels.h"
 
 #include <ATen/ATen.h>
 #include <ATen/Dispatch.h>
@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 namespace nmt {
 namespace {
@@ -18,10 +19,30 @@ namespace {
 #define NMT_ALWAYS_INLINE inline
 #endif
 
-// tanh for float, branch-free so that loops over it vectorise:
+// exp(y) for y <= 0 in float, branch-free so that loops over it vectorise: 2^n exp(r) with
+// n = round(y / ln 2), |r| <= ln(2) / 2, exp(r) by its Taylor series to r^7 (relative error
+// < 6e-9 before rounding). y below -87 gives exp(-87) = 1.6e-38 (2^n would leave the normal
+// range; next to the 1 that every softmax sum holds, that is 0); NaN stays NaN. No select but the
+// NaN one: GCC stops vectorising the callers' loops over more.
+NMT_ALWAYS_INLINE float exp_nonpositive_finite(float y) {  // y not NaN
+  const float c = y > -87.0f ? y : -87.0f;
+  const float n = static_cast<float>(static_cast<std::int32_t>(c * 1.44269504f - 0.5f));  // round(c / ln 2)
+  const float r = (c - n * 0.693145752f) - n * 1.42860677e-6f;  // c - n ln 2, ln 2 in two parts
+  const float p =
+      1.0f + r * (1.0f + r * (0.5f + r * (1.0f / 6 + r * (1.0f / 24 + r * (1.0f / 120 + r * (1.0f / 720 + r * (1.0f / 5040)))))));
+  const std::int32_t bits = (static_cast<std::int32_t>(n) + 127) << 23;  // 2^n, n in [-126, 0]
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
+}
+NMT_ALWAYS_INLINE float exp_nonpositive(float y) {
+  const float result = exp_nonpositive_finite(y);
+  return y != y ? y : result;
+}
+
+// tanh for float, branch-free:
 //   |x| < 0.3:  the odd Taylor series to x^11 (the next term is below 1e-9 there);
-//   otherwise:  sign(x) (1 - e) / (1 + e) with e = exp(-2|x|) = 2^n exp(r), n = round(-2|x| / ln 2),
-//               |r| <= ln(2) / 2, exp(r) by its Taylor series to r^7 (relative error < 6e-9).
+//   otherwise:  sign(x) (1 - e) / (1 + e) with e = exp(-2|x|).
 // |x| is clamped at 9, where tanh rounds to 1 in float; NaN stays NaN, +-inf give +-1.
 NMT_ALWAYS_INLINE float tanh_float(float x) {
   const float ax = std::fabs(x);
@@ -29,15 +50,7 @@ NMT_ALWAYS_INLINE float tanh_float(float x) {
   const float small =
       x + x * x2 *
               (-1.0f / 3 + x2 * (2.0f / 15 + x2 * (-17.0f / 315 + x2 * (62.0f / 2835 + x2 * (-1382.0f / 155925)))));
-  const float y = -2.0f * (ax < 9.0f ? ax : 9.0f);               // in [-18, 0]
-  const float n = static_cast<float>(static_cast<std::int32_t>(y * 1.44269504f - 0.5f));  // round(y / ln 2)
-  const float r = (y - n * 0.693145752f) - n * 1.42860677e-6f;  // y - n ln 2, ln 2 in two parts
-  const float p =
-      1.0f + r * (1.0f + r * (0.5f + r * (1.0f / 6 + r * (1.0f / 24 + r * (1.0f / 120 + r * (1.0f / 720 + r * (1.0f / 5040)))))));
-  const std::int32_t bits = (static_cast<std::int32_t>(n) + 127) << 23;  // 2^n, n in [-26, 0]
-  float scale;
-  std::memcpy(&scale, &bits, sizeof scale);
-  const float e = p * scale;
+  const float e = exp_nonpositive_finite(-2.0f * (ax < 9.0f ? ax : 9.0f));  // NaN x: handled below
   const float large = (1.0f - e) / (1.0f + e);
   const float signed_large = x < 0.0f ? -large : large;
   const float result = ax < 0.3f ? small : signed_large;
@@ -46,6 +59,8 @@ NMT_ALWAYS_INLINE float tanh_float(float x) {
 
 NMT_ALWAYS_INLINE double tanh_of(double x) { return std::tanh(x); }
 NMT_ALWAYS_INLINE float tanh_of(float x) { return tanh_float(x); }
+NMT_ALWAYS_INLINE double exp_of_finite_nonpositive(double y) { return std::exp(y); }
+NMT_ALWAYS_INLINE float exp_of_finite_nonpositive(float y) { return exp_nonpositive_finite(y); }
 
 // Energies of one sentence: e[j] = sum_a v[a] tanh(q[a] + k[j, a]) for j < src_len, optionally
 // keeping tanh(q + k) in t [src_len, A]. The sum over a runs in kLanes interleaved partial sums,
@@ -125,6 +140,48 @@ NMT_ALWAYS_INLINE void context_rows(const T* w, const T* m, T* c, std::int64_t s
   }
 }
 
+// log-softmax of one row in place: x - (m + log sum_i exp(x_i - m)), m = max_i x_i. The maximum is
+// exact in any order; the sum runs in kLanes partial sums, then the tail, then the lanes. A row
+// holding NaN or an infinity (x - x is not 0) takes the plain path with std::exp, as ATen would.
+template <typename T>
+NMT_ALWAYS_INLINE void log_softmax_row(T* x, std::int64_t size) {
+  T lanes_max[kLanes], lanes_probe[kLanes] = {};
+  for (std::int64_t l = 0; l < kLanes; ++l) lanes_max[l] = -std::numeric_limits<T>::infinity();
+  std::int64_t i = 0;
+  for (; i + kLanes <= size; i += kLanes) {
+    for (std::int64_t l = 0; l < kLanes; ++l) {
+      lanes_max[l] = x[i + l] > lanes_max[l] ? x[i + l] : lanes_max[l];
+      lanes_probe[l] += x[i + l] - x[i + l];
+    }
+  }
+  T max = -std::numeric_limits<T>::infinity(), probe = 0;
+  for (; i < size; ++i) {
+    max = x[i] > max ? x[i] : max;
+    probe += x[i] - x[i];
+  }
+  for (std::int64_t l = 0; l < kLanes; ++l) {
+    max = lanes_max[l] > max ? lanes_max[l] : max;
+    probe += lanes_probe[l];
+  }
+  T sum = 0;
+  if (probe == T(0)) {
+    T lanes[kLanes] = {};
+    i = 0;
+    for (; i + kLanes <= size; i += kLanes) {
+      for (std::int64_t l = 0; l < kLanes; ++l) lanes[l] += exp_of_finite_nonpositive(x[i + l] - max);
+    }
+    for (; i < size; ++i) sum += exp_of_finite_nonpositive(x[i] - max);
+    for (std::int64_t l = 0; l < kLanes; ++l) sum += lanes[l];
+  } else {
+    for (i = 0; i < size; ++i) {
+      if (x[i] != x[i]) max = x[i];  // NaN anywhere: NaN everywhere
+    }
+    for (i = 0; i < size; ++i) sum += std::exp(x[i] - max);
+  }
+  const T normaliser = max + std::log(sum);
+  for (i = 0; i < size; ++i) x[i] -= normaliser;
+}
+
 // The float kernels are compiled three times, for AVX-512, AVX2 + FMA and the x86-64 baseline, and
 // the best one the CPU supports is chosen once at run time (the library itself is built for the
 // baseline, so that it runs everywhere). Other architectures get the portable build only.
@@ -134,6 +191,7 @@ struct FloatKernels {
   void (*backward)(const float*, const float*, const float*, float*, float*, float*, std::int64_t, std::int64_t);
   void (*dot)(const float*, const float*, float*, std::int64_t, std::int64_t);
   void (*context)(const float*, const float*, float*, std::int64_t, std::int64_t);
+  void (*log_softmax)(float*, std::int64_t);
 };
 
 #define NMT_FLOAT_KERNELS(suffix, attribute)                                                                    \
@@ -154,7 +212,8 @@ struct FloatKernels {
   }                                                                                                             \
   attribute void context_##suffix(const float* w, const float* m, float* c, std::int64_t s, std::int64_t n) {  \
     context_rows<float>(w, m, c, s, n);                                                                         \
-  }
+  }                                                                                                             \
+  attribute void log_softmax_##suffix(float* x, std::int64_t n) { log_softmax_row<float>(x, n); }
 
 NMT_FLOAT_KERNELS(portable, )
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
@@ -167,13 +226,15 @@ const FloatKernels& float_kernels() {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f")) {
-      return FloatKernels{forward_avx512, forward_keep_avx512, backward_avx512, dot_avx512, context_avx512};
+      return FloatKernels{forward_avx512, forward_keep_avx512, backward_avx512, dot_avx512, context_avx512,
+                          log_softmax_avx512};
     }
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-      return FloatKernels{forward_avx2, forward_keep_avx2, backward_avx2, dot_avx2, context_avx2};
+      return FloatKernels{forward_avx2, forward_keep_avx2, backward_avx2, dot_avx2, context_avx2, log_softmax_avx2};
     }
 #endif
-    return FloatKernels{forward_portable, forward_keep_portable, backward_portable, dot_portable, context_portable};
+    return FloatKernels{forward_portable, forward_keep_portable, backward_portable, dot_portable, context_portable,
+                       log_softmax_portable};
   }();
   return kernels;
 }
@@ -204,6 +265,8 @@ void context_sentence(const float* w, const float* m, float* c, std::int64_t src
 void context_sentence(const double* w, const double* m, double* c, std::int64_t src_len, std::int64_t size) {
   context_rows<double>(w, m, c, src_len, size);
 }
+void log_softmax_sentence(float* x, std::int64_t size) { float_kernels().log_softmax(x, size); }
+void log_softmax_sentence(double* x, std::int64_t size) { log_softmax_row<double>(x, size); }
 void backward_sentence(const float* t, const float* g, const float* v, float* dq, float* dk, float* dv,
                        std::int64_t src_len, std::int64_t size) {
   float_kernels().backward(t, g, v, dq, dk, dv, src_len, size);
@@ -322,6 +385,7 @@ class AdditiveEnergyFunction : public torch::autograd::Function<AdditiveEnergyFu
 }  // namespace
 
 float fast_tanh(float x) { return tanh_float(x); }
+float fast_exp_nonpositive(float y) { return exp_nonpositive(y); }
 
 at::Tensor additive_energy_reference(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& v) {
   check_shapes(query, keys, v);
@@ -401,6 +465,20 @@ at::Tensor weighted_context(const at::Tensor& weights, const at::Tensor& memory,
     });
   });
   return c;
+}
+
+at::Tensor log_softmax_last(at::Tensor logits) {
+  if (!inference_kernels_apply(logits, at::Tensor()) || logits.dim() != 2 || !logits.is_contiguous()) {
+    return logits.log_softmax(/*dim=*/-1);
+  }
+  const std::int64_t size = logits.size(1);
+  AT_DISPATCH_FLOATING_TYPES(logits.scalar_type(), "log_softmax_last", [&] {
+    scalar_t* x = logits.data_ptr<scalar_t>();
+    at::parallel_for(0, logits.size(0), 1, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t r = begin; r < end; ++r) log_softmax_sentence(x + r * size, size);
+    });
+  });
+  return logits;
 }
 
 }  // namespace nmt
