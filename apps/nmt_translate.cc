@@ -45,6 +45,9 @@ int main(int argc, char** argv) {
   app.add_option("--batch-tokens", t.max_tokens, "Source subwords per batch, padding included, times the beam size")
       ->capture_default_str();
   app.add_option("--batch-sentences", t.max_sentences, "Sentences per batch (0: no limit)")->capture_default_str();
+  app.add_option("--workers", t.workers,
+                 "Batches translated at once on the CPU, each with single-threaded BLAS (0: one per core, at most 4)")
+      ->capture_default_str();
   app.add_option("--max-source-length", t.max_source_length, "Longest source in subwords")->capture_default_str();
   app.add_option("--long-inputs", long_inputs, "Longer sources: truncate (with a warning) or reject")
       ->capture_default_str();

@@ -6,6 +6,7 @@
 //                   [--profile]
 //     --beam K          beam size, 1 for greedy (default 5)
 //     --batch-tokens T  as nmt-translate's --batch-tokens (default: its default)
+//     --workers W       as nmt-translate's --workers (default: its default, one per core)
 //     --repeat N        translate the file N times, report the fastest (default 1)
 //     --output PATH     write the translations there, one line per input line
 //     --profile         also print the operator profile of one more pass
@@ -33,6 +34,7 @@ namespace {
 struct Options {
   std::string checkpoint, source, output;
   std::int64_t beam = 5, batch_tokens = 0;
+  int workers = -1;
   int repeat = 1;
   bool profile = false;
 };
@@ -49,6 +51,7 @@ Options parse(int argc, char** argv) {
     if (arg == "--beam") o.beam = std::stoll(value());
     else if (arg == "--batch-tokens") o.batch_tokens = std::stoll(value());
     else if (arg == "--repeat") o.repeat = std::stoi(value());
+    else if (arg == "--workers") o.workers = std::stoi(value());
     else if (arg == "--output") o.output = value();
     else if (arg == "--profile") o.profile = true;
     else if (!arg.empty() && arg[0] == '-') throw std::runtime_error("unknown option " + arg);
@@ -69,7 +72,7 @@ int main(int argc, char** argv) {
     o = parse(argc, argv);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_translate: %s\nusage: %s CHECKPOINT SOURCE [--beam K] [--batch-tokens T] "
-                 "[--repeat N] [--output PATH] [--profile]\n", e.what(), argv[0]);
+                 "[--workers W] [--repeat N] [--output PATH] [--profile]\n", e.what(), argv[0]);
     return 2;
   }
   try {
@@ -84,6 +87,7 @@ int main(int argc, char** argv) {
     nmt::TranslateOptions options;
     options.search.beam_size = o.beam;
     if (o.batch_tokens > 0) options.max_tokens = o.batch_tokens;
+    if (o.workers >= 0) options.workers = o.workers;
     nmt::Translator translator(*loaded.model, loaded.source_tokenizer, loaded.target_tokenizer, options,
                                c10::Device(c10::kCPU));
 
@@ -100,10 +104,10 @@ int main(int argc, char** argv) {
     }
     const double sentences = static_cast<double>(lines.size());
     std::printf("bench_translate (C++): %s %lld, %zu sentences, %lld target tokens (EOS not counted) in %.3f s "
-                "(fastest of %d): %.2f sentences/s, %.1f target tokens/s; batch tokens %lld\n",
+                "(fastest of %d): %.2f sentences/s, %.1f target tokens/s; batch tokens %lld, workers %d\n",
                 o.beam == 1 ? "greedy" : "beam", static_cast<long long>(o.beam), lines.size(),
                 static_cast<long long>(target_tokens), best, o.repeat, sentences / best,
-                static_cast<double>(target_tokens) / best, static_cast<long long>(options.max_tokens));
+                static_cast<double>(target_tokens) / best, static_cast<long long>(options.max_tokens), options.workers);
     if (!o.output.empty()) {
       std::ofstream file(o.output);
       for (const auto& t : out) file << (t.hypotheses.empty() ? "" : t.hypotheses.front().text) << '\n';

@@ -4,8 +4,13 @@
 #include <torch/types.h>
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
 #include <numeric>
+#include <thread>
 
+#include "nmt/core/blas_threads.h"
 #include "nmt/core/error.h"
 #include "nmt/core/log.h"
 #include "nmt/search/beam_search.h"
@@ -83,6 +88,7 @@ void TranslateOptions::validate() const {
   search.validate();
   if (max_tokens < 1) throw ConfigError("--batch-tokens must be >= 1, got " + std::to_string(max_tokens));
   if (max_sentences < 0) throw ConfigError("--batch-sentences must be >= 0, got " + std::to_string(max_sentences));
+  if (workers < 0) throw ConfigError("--workers must be >= 0 (0: one per core), got " + std::to_string(workers));
   if (max_source_length < 1) {
     throw ConfigError("--max-source-length must be >= 1, got " + std::to_string(max_source_length));
   }
@@ -151,9 +157,13 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
   }
   const std::vector<std::size_t> order = longest_first(lengths, /*keep_empty=*/false);
   const std::int64_t beam = options_.search.beam_size;
+  const auto batches = plan_batches(order, lengths, options_.max_tokens, beam, options_.max_sentences);
+
+  std::mutex mutex;  // guards the counters below and the progress callback
   std::size_t done = sentences.size() - order.size();  // empty lines need no search
   std::int64_t target_tokens = 0;
-  for (const auto& [start, end] : plan_batches(order, lengths, options_.max_tokens, beam, options_.max_sentences)) {
+  const auto translate_batch = [&](std::size_t b) {
+    const auto [start, end] = batches[b];
     const auto [source, source_lengths] = make_source_batch(ids, order, start, end);
     std::vector<std::vector<Hypothesis>> results;
     if (beam == 1) {
@@ -163,19 +173,55 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
     } else {
       results = beam_search(model_, source.to(device_), source_lengths, options_.search);
     }
+    std::int64_t tokens = 0;
     for (std::size_t r = 0; r < results.size(); ++r) {
       const std::size_t index = order[start + r];
-      Translation& translation = translations[index];
+      Translation& translation = translations[index];  // each sentence is in one batch: no race
       translation.source = ids[index];
       for (Hypothesis& h : results[r]) translation.hypotheses.push_back(finish(std::move(h), ids[index]));
       if (!translation.hypotheses.empty()) {
-        target_tokens += static_cast<std::int64_t>(translation.hypotheses.front().tokens.size()) + 1;
+        tokens += static_cast<std::int64_t>(translation.hypotheses.front().tokens.size()) + 1;
       }
     }
+    const std::lock_guard<std::mutex> lock(mutex);
     done += end - start;
+    target_tokens += tokens;
     if (progress) progress(done, target_tokens);
+  };
+
+  const std::size_t workers = std::min(batches.size(), worker_count());
+  if (workers <= 1) {
+    for (std::size_t b = 0; b < batches.size(); ++b) translate_batch(b);
+    return translations;
   }
+  // Batches go to the workers longest first, as they come; every batch is searched alone, so the
+  // results do not depend on which worker took it or when (each product is single-threaded, and
+  // a product's numbers do not depend on how many threads share it).
+  const SingleThreadedBlas single_threaded_blas;
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  std::vector<std::thread> threads;
+  for (std::size_t w = 0; w < workers; ++w) {
+    threads.emplace_back([&] {
+      torch::NoGradGuard worker_no_grad;  // grad mode is per thread
+      try {
+        for (std::size_t b = next++; b < batches.size(); b = next++) translate_batch(b);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (!failure) failure = std::current_exception();
+        next = batches.size();  // the others stop after their current batch
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
   return translations;
+}
+
+std::size_t Translator::worker_count() const {
+  if (!device_.is_cpu()) return 1;  // one device, one stream: batches in turn
+  if (options_.workers > 0) return static_cast<std::size_t>(options_.workers);
+  return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 4);
 }
 
 std::vector<double> Translator::score(const std::vector<std::string>& sources, const std::vector<std::string>& targets,

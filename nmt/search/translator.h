@@ -24,7 +24,9 @@ LongInputPolicy parse_long_input_policy(const std::string& name);  // "truncate"
 
 struct TranslateOptions {
   SearchOptions search;                 // beam_size 1: greedy search
-  std::int64_t max_tokens = 2000;       // source positions per batch (padding included) times the beam size
+  std::int64_t max_tokens = 8000;       // source positions per batch (padding included) times the beam size
+  int workers = 0;                      // batches translated at once, each on its own thread with
+                                        //   single-threaded BLAS; 0: one per core (at most 4); CPU only
   std::int64_t max_sentences = 0;       // sentences per batch; 0: no limit beyond max_tokens
   std::int64_t max_source_length = 250; // subwords (EOS not counted)
   LongInputPolicy long_inputs = LongInputPolicy::truncate;
@@ -75,6 +77,8 @@ class Translator {
   /// Encodes and applies the long-input policy.
   std::vector<int> encode_source(const std::string& sentence, std::size_t line, bool* truncated) const;
   TranslatedHypothesis finish(Hypothesis&& hypothesis, const std::vector<int>& source) const;
+  /// Threads for translate(): options_.workers, or one per core (at most 4); 1 off the CPU.
+  std::size_t worker_count() const;
 
   IncrementalDecoder& model_;
   Tokenizer source_tokenizer_, target_tokenizer_;
