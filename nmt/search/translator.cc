@@ -157,7 +157,17 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
   }
   const std::vector<std::size_t> order = longest_first(lengths, /*keep_empty=*/false);
   const std::int64_t beam = options_.search.beam_size;
-  const auto batches = plan_batches(order, lengths, options_.max_tokens, beam, options_.max_sentences);
+  // Workers need batches to share: when the budget gives fewer than two per worker, smaller
+  // batches (outputs do not depend on the batch, only speed does; not below 1000 x beam tokens).
+  const std::size_t wanted_workers = worker_count();
+  std::int64_t budget = options_.max_tokens;
+  if (wanted_workers > 1) {
+    std::int64_t total = 0;
+    for (const std::size_t i : order) total += (lengths[i] + 1) * beam;
+    const auto share = total / static_cast<std::int64_t>(2 * wanted_workers);
+    budget = std::min(budget, std::max(share, 1000 * beam));
+  }
+  const auto batches = plan_batches(order, lengths, budget, beam, options_.max_sentences);
 
   std::mutex mutex;  // guards the counters below and the progress callback
   std::size_t done = sentences.size() - order.size();  // empty lines need no search
@@ -189,7 +199,7 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
     if (progress) progress(done, target_tokens);
   };
 
-  const std::size_t workers = std::min(batches.size(), worker_count());
+  const std::size_t workers = std::min(batches.size(), wanted_workers);
   if (workers <= 1) {
     for (std::size_t b = 0; b < batches.size(); ++b) translate_batch(b);
     return translations;
