@@ -24,7 +24,7 @@ LongInputPolicy parse_long_input_policy(const std::string& name);  // "truncate"
 
 struct TranslateOptions {
   SearchOptions search;                 // beam_size 1: greedy search
-  std::int64_t max_tokens = 8000;       // source positions per batch (padding included) times the beam size
+  std::int64_t max_tokens = 16000;      // source positions per batch (padding included) times the beam size
   int workers = 0;                      // batches translated at once, each on its own thread with
                                         //   single-threaded BLAS; 0: one per core (at most 4); CPU only
   std::int64_t max_sentences = 0;       // sentences per batch; 0: no limit beyond max_tokens
