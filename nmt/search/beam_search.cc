@@ -60,6 +60,11 @@ class BeamSearch {
 
  private:
   std::vector<Ranked> top_candidates(const at::Tensor& candidates) const;
+  std::vector<Ranked> top_candidates_of_sums(const at::Tensor& log_probs, const at::Tensor& log_prob) const;
+  /// Whether min_length or no_repeat_ngram can forbid a token at step t.
+  bool constrained(std::int64_t t) const {
+    return t < options_.min_length || (options_.no_repeat_ngram > 0 && t >= options_.no_repeat_ngram);
+  }
   std::vector<Extension> walk(std::size_t sentence, const Ranked& ranked, std::int64_t offset, std::int64_t step,
                               std::vector<Final>& finals) const;
   void score(std::vector<Final>& finals, const at::Tensor& coverage) const;
@@ -79,30 +84,30 @@ class BeamSearch {
   std::vector<std::vector<std::int64_t>> parents_;   // keep_attention: row in step t of each row of step t+1
 };
 
-// The best `count` of values[0, width), best first; equal values in index order. One pass that
-// compares each value with the worst of the current best and inserts the few that beat it: for
-// 2k = 10 of 5 x 8000 candidates about four times faster than at::topk, which also sorts
-// whatever it selects in an order of its own.
-Ranked top_of_row(const float* values, std::int64_t width, std::int64_t count) {
+// The best `count` candidates of `rows` adjacent rows of log-probabilities [rows, vocab], candidate
+// j = row * vocab + w scoring offset[row] + log_probs[j] (the hypotheses' r plus log p, in float as
+// the tensor sum computes it), best first; equal values in index order. One pass that compares
+// each value with the worst of the current best and inserts the few that beat it: no [rows, V]
+// sum written, nothing sorted but the 2k kept.
+Ranked top_of_rows(const float* log_probs, const float* offset, std::int64_t rows, std::int64_t vocab,
+                   std::int64_t count) {
   Ranked best;
   best.reserve(static_cast<std::size_t>(count) + 1);
   const auto before = [](const std::pair<float, std::int64_t>& a, const std::pair<float, std::int64_t>& b) {
     return a.first > b.first || (a.first == b.first && a.second < b.second);
   };
-  std::int64_t j = 0;
-  for (; j < width && static_cast<std::int64_t>(best.size()) < count; ++j) {
-    const std::pair<float, std::int64_t> c{values[j], j};
-    best.insert(std::upper_bound(best.begin(), best.end(), c, before), c);
-  }
-  if (best.empty()) return best;
-  float worst = best.back().first;
-  for (; j < width; ++j) {
-    const float v = values[j];
-    if (!(v > worst)) continue;  // ties with the worst lose: it has the smaller index
-    const std::pair<float, std::int64_t> c{v, j};
-    best.insert(std::upper_bound(best.begin(), best.end(), c, before), c);
-    best.pop_back();
-    worst = best.back().first;
+  float worst = 0;
+  for (std::int64_t row = 0; row < rows; ++row) {
+    const float* values = log_probs + row * vocab;
+    const float r = offset[row];
+    for (std::int64_t w = 0; w < vocab; ++w) {
+      const float v = r + values[w];
+      if (static_cast<std::int64_t>(best.size()) == count && !(v > worst)) continue;  // ties lose: larger index
+      const std::pair<float, std::int64_t> c{v, row * vocab + w};
+      best.insert(std::upper_bound(best.begin(), best.end(), c, before), c);
+      if (static_cast<std::int64_t>(best.size()) > count) best.pop_back();
+      worst = best.back().first;
+    }
   }
   return best;
 }
@@ -125,10 +130,11 @@ std::vector<Ranked> BeamSearch::top_candidates(const at::Tensor& candidates) con
   std::vector<Ranked> ranked(active_.size());
   if (candidates.is_cpu()) {
     const at::Tensor all = candidates.contiguous();
-    const float* data = all.data_ptr<float>();
+    const std::vector<float> zero(static_cast<std::size_t>(options_.beam_size), 0.0f);  // r already added
     for (std::size_t a = 0; a < active_.size(); ++a) {
-      const auto width = static_cast<std::int64_t>(sentences_[active_[a]].live.size()) * vocab_;
-      ranked[a] = top_of_row(data + offset[a] * vocab_, width, std::min(2 * options_.beam_size, width));
+      const auto live = static_cast<std::int64_t>(sentences_[active_[a]].live.size());
+      ranked[a] = top_of_rows(all.data_ptr<float>() + offset[a] * vocab_, zero.data(), live, vocab_,
+                              std::min(2 * options_.beam_size, live * vocab_));
     }
     return ranked;
   }
@@ -152,6 +158,23 @@ std::vector<Ranked> BeamSearch::top_candidates(const at::Tensor& candidates) con
         out.emplace_back(v[static_cast<std::int64_t>(g)][q], i[static_cast<std::int64_t>(g)][q]);
       }
     }
+  }
+  return ranked;
+}
+
+// top_candidates of r + log p without the [rows, V] sum (CPU, float, no constraint at this step):
+// log_probs [rows, V], log_prob r [rows], both contiguous on the CPU.
+std::vector<Ranked> BeamSearch::top_candidates_of_sums(const at::Tensor& log_probs, const at::Tensor& log_prob) const {
+  TORCH_CHECK(log_probs.size(1) == vocab_, "beam_search: the model's log-probabilities have ", log_probs.size(1),
+              " columns, its target vocabulary ", vocab_, " words");
+  std::vector<Ranked> ranked(active_.size());
+  const float* values = log_probs.data_ptr<float>();
+  const float* r = log_prob.data_ptr<float>();
+  for (std::size_t a = 0, row = 0; a < active_.size(); ++a) {
+    const auto live = static_cast<std::int64_t>(sentences_[active_[a]].live.size());
+    ranked[a] = top_of_rows(values + static_cast<std::int64_t>(row) * vocab_, r + row, live, vocab_,
+                            std::min(2 * options_.beam_size, live * vocab_));
+    row += static_cast<std::size_t>(live);
   }
   return ranked;
 }
@@ -269,13 +292,18 @@ std::vector<std::vector<Hypothesis>> BeamSearch::run(const at::Tensor& source, c
 
   for (std::int64_t t = 0; !active_.empty(); ++t) {
     StepOutput out = model_.step(state, previous);
-    at::Tensor candidates = (log_prob.unsqueeze(1) + out.log_probs.to(at::kFloat)).contiguous();  // [rows, V]
-    std::vector<const std::vector<int>*> histories;
-    for (const std::size_t a : active_) {
-      for (const auto& tokens : sentences_[a].live) histories.push_back(&tokens);
+    std::vector<Ranked> ranked;
+    if (constrained(t) || !out.log_probs.is_cpu() || out.log_probs.scalar_type() != at::kFloat) {
+      at::Tensor candidates = (log_prob.unsqueeze(1) + out.log_probs.to(at::kFloat)).contiguous();  // [rows, V]
+      std::vector<const std::vector<int>*> histories;
+      for (const std::size_t a : active_) {
+        for (const auto& tokens : sentences_[a].live) histories.push_back(&tokens);
+      }
+      apply_constraints(candidates, histories, t, options_);
+      ranked = top_candidates(candidates);
+    } else {
+      ranked = top_candidates_of_sums(out.log_probs.contiguous(), log_prob.contiguous());  // the same, fused
     }
-    apply_constraints(candidates, histories, t, options_);
-    const std::vector<Ranked> ranked = top_candidates(candidates);
     if (options_.coverage_beta != 0) {  // C after this step (a model may pad src_len: take its width)
       coverage = coverage.defined() ? coverage + out.attention.to(at::kFloat) : out.attention.to(at::kFloat).clone();
     }
