@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "nmt/model/gru_cell.h"
 #include "nmt/model/stable_linear.h"
 
 namespace nmt {
@@ -59,9 +60,8 @@ at::Tensor DecoderImpl::embedding_gates(const at::Tensor& embedded) const {
   return stable_linear(embedded, first.weight_ih.slice(/*dim=*/1, 0, config_.embedding_size), first.bias_ih);
 }
 
-// PyTorch's GRU cell, per layer (x: the layer's input, h: its previous state):
-//   [i_r; i_z; i_n] = W_ih x + b_ih,  [h_r; h_z; h_n] = W_hh h + b_hh
-//   r = sigmoid(i_r + h_r),  z = sigmoid(i_z + h_z),  n = tanh(i_n + r * h_n),  h' = (1 - z) n + z h
+// PyTorch's GRU cell (gru_cell.h), per layer (x: the layer's input, h: its previous state), on
+//   [i_r; i_z; i_n] = W_ih x + b_ih,  [h_r; h_z; h_n] = W_hh h + b_hh.
 // For the first layer x = [e; other], so W_ih x + b_ih = (W_ih[:, :E] e + b_ih) + W_ih[:, E:] other.
 at::Tensor DecoderImpl::recur(const at::Tensor& embedding_gates, const at::Tensor& other_input,
                               const at::Tensor& hidden) {
@@ -78,11 +78,7 @@ at::Tensor DecoderImpl::recur(const at::Tensor& embedding_gates, const at::Tenso
       input_gates = stable_linear(at::dropout(input, config_.dropout, is_training()), layer.weight_ih, layer.bias_ih);
     }
     const at::Tensor h = hidden[static_cast<std::int64_t>(l)];
-    const auto i = input_gates.chunk(3, /*dim=*/1);
-    const auto g = stable_linear(h, layer.weight_hh, layer.bias_hh).chunk(3, /*dim=*/1);
-    const at::Tensor r = at::sigmoid(i[0] + g[0]), z = at::sigmoid(i[1] + g[1]);
-    const at::Tensor n = at::tanh(i[2] + r * g[2]);
-    input = (h - n) * z + n;  // = (1 - z) n + z h
+    input = gru_cell(input_gates, stable_linear(h, layer.weight_hh, layer.bias_hh), h);
     states.push_back(input);
   }
   return at::stack(states);

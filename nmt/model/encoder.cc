@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <string>
 
+#include "nmt/model/gru_cell.h"
+#include "nmt/model/kernels.h"
 #include "nmt/model/stable_linear.h"
 
 namespace nmt {
@@ -27,6 +29,33 @@ std::vector<at::Tensor> EncoderImpl::direction_parameters(std::int64_t layer, bo
           named["bias_hh" + suffix]};
 }
 
+namespace {
+
+// One direction of one layer from h_0 = 0 over [batch, src_len, in] -> [batch, src_len, H]. Training
+// runs at::gru; inference runs the same cell with stable_linear's products, whose rows do not
+// depend on the batch (at::gru's BLAS products do: stable_linear.h).
+at::Tensor run_direction(const at::Tensor& input, const std::vector<at::Tensor>& parameters, bool training) {
+  const at::Tensor &weight_ih = parameters[0], &weight_hh = parameters[1], &bias_ih = parameters[2],
+                   &bias_hh = parameters[3];
+  const std::int64_t batch = input.size(0), steps = input.size(1), hidden = weight_hh.size(1);
+  if (!inference_kernels_apply(input, weight_ih)) {
+    const at::Tensor h0 = at::zeros({1, batch, hidden}, input.options());
+    return std::get<0>(at::gru(input, h0, parameters, /*has_biases=*/true, /*num_layers=*/1, /*dropout=*/0.0,
+                               training, /*bidirectional=*/false, /*batch_first=*/true));
+  }
+  const at::Tensor input_gates = stable_linear(input, weight_ih, bias_ih);  // [batch, src_len, 3H], all steps at once
+  at::Tensor h = at::zeros({batch, hidden}, input.options());
+  std::vector<at::Tensor> states;
+  states.reserve(static_cast<std::size_t>(steps));
+  for (std::int64_t t = 0; t < steps; ++t) {
+    h = gru_cell(input_gates.select(1, t), stable_linear(h, weight_hh, bias_hh), h);
+    states.push_back(h);
+  }
+  return at::stack(states, /*dim=*/1);
+}
+
+}  // namespace
+
 // Why not pack_padded_sequence: LibTorch's packed GRU backward allocates and zero-fills a
 // full-size gradient at every time step, which made the encoder half the cost of a training step
 // (docs/benchmarks.md). Here both directions run dense over the padded batch:
@@ -38,16 +67,6 @@ EncoderOutput EncoderImpl::forward(const at::Tensor& embedded, const at::Tensor&
   TORCH_CHECK(embedded.dim() == 3 && lengths.dim() == 1 && lengths.size(0) == embedded.size(0),
               "encoder: embedded must be [batch, src_len, E] and lengths [batch]");
   const std::int64_t hidden = rnn_->options.hidden_size();
-  // A batch too small for the blocked BLAS kernel gets rows of zeros (length 1) that are dropped at
-  // the end, so that a sentence's states do not depend on its batch (stable_linear.h).
-  const std::int64_t real_rows = embedded.size(0), rows = std::max(real_rows, stable_rows(3 * hidden));
-  if (rows > real_rows && embedded.device().is_cpu()) {
-    const at::Tensor padded = at::cat({embedded, at::zeros({rows - real_rows, embedded.size(1), embedded.size(2)},
-                                                           embedded.options())});
-    const at::Tensor padded_lengths = at::cat({lengths.to(at::kLong), at::ones({rows - real_rows}, lengths.options().dtype(at::kLong))});
-    const EncoderOutput out = forward(padded, padded_lengths);
-    return {out.memory.slice(0, 0, real_rows), out.final_states.slice(1, 0, real_rows)};
-  }
   const std::int64_t batch = embedded.size(0), src_len = embedded.size(1);
   const at::Tensor length = lengths.to(at::kLong).to(embedded.device());                  // [batch]
   const at::Tensor position = at::arange(src_len, length.options()).unsqueeze(0);          // [1, src_len]
@@ -57,7 +76,6 @@ EncoderOutput EncoderImpl::forward(const at::Tensor& embedded, const at::Tensor&
   const auto permute = [&](const at::Tensor& x) {
     return x.gather(1, reversed.unsqueeze(2).expand({batch, src_len, x.size(2)}));
   };
-  const at::Tensor h0 = at::zeros({1, batch, hidden}, embedded.options());
   const at::Tensor last = (length - 1).view({batch, 1, 1}).expand({batch, 1, hidden});
 
   at::Tensor x = embedded;
@@ -65,9 +83,7 @@ EncoderOutput EncoderImpl::forward(const at::Tensor& embedded, const at::Tensor&
   for (std::int64_t layer = 0; layer < layers_; ++layer) {
     if (layer > 0) x = at::dropout(x, dropout_, is_training());
     const auto run = [&](const at::Tensor& input, bool reverse) {
-      return std::get<0>(at::gru(input, h0, direction_parameters(layer, reverse), /*has_biases=*/true,
-                                 /*num_layers=*/1, /*dropout=*/0.0, is_training(), /*bidirectional=*/false,
-                                 /*batch_first=*/true));
+      return run_direction(input, direction_parameters(layer, reverse), is_training());
     };
     const at::Tensor forward_states = run(x, false);                  // [batch, src_len, H]
     const at::Tensor backward_states = permute(run(permute(x), true));

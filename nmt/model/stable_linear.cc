@@ -1,20 +1,248 @@
 #include "nmt/model/stable_linear.h"
 
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <c10/core/Storage.h>
+#include <c10/util/intrusive_ptr.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "nmt/model/kernels.h"
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#define NMT_HAS_AVX2_KERNEL 1
+#define NMT_AVX2 __attribute__((target("avx2,fma")))
+#define NMT_AVX2_INLINE __attribute__((target("avx2,fma"), always_inline)) inline
+#endif
 
 namespace nmt {
+namespace {
 
-std::int64_t stable_rows(std::int64_t out_features) { return kSmallProductLimit / std::max<std::int64_t>(out_features, 1) + 1; }
+constexpr std::int64_t kPanel = 16;      // output columns per packed panel (two AVX2 registers)
+constexpr std::int64_t kTileRows = 6;    // rows per register tile: 12 accumulators + 2 weights + 1 broadcast
+constexpr std::int64_t kChunkRows = 192; // rows per pass over the panels, so that they stay in L2
+
+// W [out, in] as panels: data[p][k][c] = W[16 p + c, k], zero for columns past `out`.
+struct PackedWeight {
+  std::int64_t out = 0, in = 0, panels = 0;
+  at::Tensor data;  // [panels, in, 16] float, 64-byte aligned (ATen's CPU allocator)
+};
+
+std::shared_ptr<const PackedWeight> pack(const at::Tensor& weight) {
+  auto packed = std::make_shared<PackedWeight>();
+  packed->out = weight.size(0);
+  packed->in = weight.size(1);
+  packed->panels = (packed->out + kPanel - 1) / kPanel;
+  packed->data = at::zeros({packed->panels, packed->in, kPanel}, weight.options());
+  const float* w = weight.data_ptr<float>();
+  const std::int64_t s0 = weight.stride(0), s1 = weight.stride(1);
+  float* d = packed->data.data_ptr<float>();
+  for (std::int64_t n = 0; n < packed->out; ++n) {
+    float* column = d + (n / kPanel) * packed->in * kPanel + n % kPanel;
+    for (std::int64_t k = 0; k < packed->in; ++k) column[k * kPanel] = w[n * s0 + k * s1];
+  }
+  return packed;
+}
+
+// Packed weights by the tensor they were packed from: its storage (held weakly, so that its
+// address cannot be reused by another storage while the entry lives), offset, shape, strides, and
+// version (bumped by every in-place change, e.g. an optimizer step). Parameters of a loaded model
+// are packed once; a weight that changes is repacked at its next use.
+class PackedWeightCache {
+ public:
+  std::shared_ptr<const PackedWeight> get(const at::Tensor& weight) {
+    if (weight.is_inference()) return pack(weight);  // no version counter: nothing to key on
+    const c10::StorageImpl* storage = weight.storage().unsafeGetStorageImpl();
+    const std::uint32_t version = weight.unsafeGetTensorImpl()->version_counter().current_version();
+    const std::lock_guard<std::mutex> lock(mutex_);
+    entries_.erase(std::remove_if(entries_.begin(), entries_.end(), [](const Entry& e) { return e.storage.expired(); }),
+                   entries_.end());
+    for (Entry& e : entries_) {
+      if (e.storage._unsafe_get_target() != storage || e.offset != weight.storage_offset() ||
+          e.sizes != weight.sizes() || e.strides != weight.strides()) {
+        continue;
+      }
+      if (e.version != version) {
+        e.packed = pack(weight);
+        e.version = version;
+      }
+      return e.packed;
+    }
+    if (entries_.size() >= kMaxEntries) entries_.erase(entries_.begin());
+    entries_.push_back({weight.storage().getWeakStorageImpl(), weight.storage_offset(), weight.sizes().vec(),
+                        weight.strides().vec(), version, pack(weight)});
+    return entries_.back().packed;
+  }
+
+ private:
+  struct Entry {
+    c10::weak_intrusive_ptr<c10::StorageImpl> storage;
+    std::int64_t offset;
+    std::vector<std::int64_t> sizes, strides;
+    std::uint32_t version;
+    std::shared_ptr<const PackedWeight> packed;
+  };
+  static constexpr std::size_t kMaxEntries = 256;  // a model has a few dozen weights and views
+  std::mutex mutex_;
+  std::vector<Entry> entries_;
+};
+
+PackedWeightCache& packed_weights() {
+  static PackedWeightCache cache;
+  return cache;
+}
+
+// The chain in scalar code: y[r, n] = fma(x[r, k], W[n, k], ...) over k in order, + b[n] (or + 0).
+template <typename T>
+void chain_rows(const T* x, std::int64_t rows, std::int64_t in, const T* w, std::int64_t s0, std::int64_t s1,
+                std::int64_t out, const T* bias, T* y) {
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t n = 0; n < out; ++n) {
+      T acc = 0;
+      for (std::int64_t k = 0; k < in; ++k) acc = std::fma(x[r * in + k], w[n * s0 + k * s1], acc);
+      y[r * out + n] = acc + (bias != nullptr ? bias[n] : T(0));
+    }
+  }
+}
+
+#if defined(NMT_HAS_AVX2_KERNEL)
+// kRows rows x one panel: 2 x kRows accumulators of 8 columns, one fma per k each.
+template <int kRows>
+NMT_AVX2_INLINE void tile_avx2(const float* x, std::int64_t in, const float* panel, const float* bias16,
+                               std::int64_t columns, float* y, std::int64_t out) {
+  __m256 low[kRows], high[kRows];
+#pragma GCC unroll 8
+  for (int i = 0; i < kRows; ++i) low[i] = high[i] = _mm256_setzero_ps();
+  for (std::int64_t k = 0; k < in; ++k) {
+    const __m256 w0 = _mm256_load_ps(panel + kPanel * k), w1 = _mm256_load_ps(panel + kPanel * k + 8);
+#pragma GCC unroll 8
+    for (int i = 0; i < kRows; ++i) {
+      const __m256 xi = _mm256_broadcast_ss(x + i * in + k);
+      low[i] = _mm256_fmadd_ps(xi, w0, low[i]);
+      high[i] = _mm256_fmadd_ps(xi, w1, high[i]);
+    }
+  }
+  const __m256 b0 = _mm256_loadu_ps(bias16), b1 = _mm256_loadu_ps(bias16 + 8);
+#pragma GCC unroll 8
+  for (int i = 0; i < kRows; ++i) {
+    if (columns == kPanel) {
+      _mm256_storeu_ps(y + i * out, _mm256_add_ps(low[i], b0));
+      _mm256_storeu_ps(y + i * out + 8, _mm256_add_ps(high[i], b1));
+    } else {
+      alignas(32) float row[kPanel];
+      _mm256_store_ps(row, _mm256_add_ps(low[i], b0));
+      _mm256_store_ps(row + 8, _mm256_add_ps(high[i], b1));
+      std::memcpy(y + i * out, row, sizeof(float) * static_cast<std::size_t>(columns));
+    }
+  }
+}
+
+// Panels [first, last) for all rows, a chunk of rows at a time.
+NMT_AVX2 void panels_avx2(const float* x, std::int64_t rows, const PackedWeight& w, const float* bias,
+                          std::int64_t first, std::int64_t last, float* y) {
+  const std::int64_t in = w.in, out = w.out;
+  const float* panels = w.data.data_ptr<float>();
+  for (std::int64_t chunk = 0; chunk < rows; chunk += kChunkRows) {
+    const std::int64_t chunk_end = std::min(rows, chunk + kChunkRows);
+    for (std::int64_t p = first; p < last; ++p) {
+      const float* panel = panels + p * in * kPanel;
+      const std::int64_t column = p * kPanel, columns = std::min(kPanel, out - column);
+      alignas(32) float bias16[kPanel] = {};
+      if (bias != nullptr) std::memcpy(bias16, bias + column, sizeof(float) * static_cast<std::size_t>(columns));
+      std::int64_t r = chunk;
+      for (; r + kTileRows <= chunk_end; r += kTileRows) {
+        tile_avx2<kTileRows>(x + r * in, in, panel, bias16, columns, y + r * out + column, out);
+      }
+      const float* xr = x + r * in;
+      float* yr = y + r * out + column;
+      switch (chunk_end - r) {
+        case 5: tile_avx2<5>(xr, in, panel, bias16, columns, yr, out); break;
+        case 4: tile_avx2<4>(xr, in, panel, bias16, columns, yr, out); break;
+        case 3: tile_avx2<3>(xr, in, panel, bias16, columns, yr, out); break;
+        case 2: tile_avx2<2>(xr, in, panel, bias16, columns, yr, out); break;
+        case 1: tile_avx2<1>(xr, in, panel, bias16, columns, yr, out); break;
+        default: break;
+      }
+    }
+  }
+}
+
+bool cpu_has_avx2_fma() {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
+  return has;
+}
+#endif
+
+// y [rows, out] = x [rows, in] W^T + b, all contiguous but W (any strides).
+template <typename T>
+void row_invariant_product(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, at::Tensor& y) {
+  const std::int64_t rows = x.size(0), in = x.size(1), out = weight.size(0);
+  const T* b = bias.defined() ? bias.data_ptr<T>() : nullptr;
+#if defined(NMT_HAS_AVX2_KERNEL)
+  if constexpr (std::is_same_v<T, float>) {
+    if (cpu_has_avx2_fma()) {
+      const std::shared_ptr<const PackedWeight> packed = packed_weights().get(weight);
+      const float* xp = x.data_ptr<float>();
+      float* yp = y.data_ptr<float>();
+      // Threads (if any) take panels: every output is still one chain, whoever computes it.
+      at::parallel_for(0, packed->panels, /*grain_size=*/16, [&](std::int64_t first, std::int64_t last) {
+        panels_avx2(xp, rows, *packed, b, first, last, yp);
+      });
+      return;
+    }
+  }
+#endif
+  const T* w = weight.data_ptr<T>();
+  const T* xp = x.data_ptr<T>();
+  T* yp = y.data_ptr<T>();
+  at::parallel_for(0, rows, /*grain_size=*/8, [&](std::int64_t first, std::int64_t last) {
+    chain_rows<T>(xp + first * in, last - first, in, w, weight.stride(0), weight.stride(1), out, b, yp + first * out);
+  });
+}
+
+at::Tensor chain_linear(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias, bool reference) {
+  TORCH_CHECK(weight.dim() == 2 && input.size(-1) == weight.size(1) &&
+                  (!bias.defined() || (bias.dim() == 1 && bias.size(0) == weight.size(0))),
+              "stable_linear: shapes do not match: input ", input.sizes(), ", weight ", weight.sizes(), ", bias ",
+              bias.defined() ? bias.sizes() : at::IntArrayRef{});
+  const at::Tensor x = input.reshape({-1, input.size(-1)}).contiguous();
+  const at::Tensor b = bias.defined() ? bias.contiguous() : bias;
+  at::Tensor y = at::empty({x.size(0), weight.size(0)}, x.options());
+  AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "stable_linear", [&] {
+    if (reference) {
+      chain_rows<scalar_t>(x.data_ptr<scalar_t>(), x.size(0), x.size(1), weight.data_ptr<scalar_t>(), weight.stride(0),
+                           weight.stride(1), weight.size(0), b.defined() ? b.data_ptr<scalar_t>() : nullptr,
+                           y.data_ptr<scalar_t>());
+    } else {
+      row_invariant_product<scalar_t>(x, weight, b, y);
+    }
+  });
+  std::vector<std::int64_t> shape = input.sizes().vec();
+  shape.back() = weight.size(0);
+  return y.view(shape);
+}
+
+}  // namespace
 
 at::Tensor stable_linear(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias) {
-  const std::int64_t in = input.size(-1), out = weight.size(0);
-  const at::Tensor rows = input.reshape({-1, in});
-  const std::int64_t n = rows.size(0), needed = stable_rows(out);
-  if (n >= needed || !input.device().is_cpu()) return at::linear(input, weight, bias);
-  const at::Tensor padded = at::cat({rows, at::zeros({needed - n, in}, rows.options())});
-  std::vector<std::int64_t> shape = input.sizes().vec();
-  shape.back() = out;
-  return at::linear(padded, weight, bias).slice(0, 0, n).reshape(shape);
+  if (!inference_kernels_apply(input, weight) || (bias.defined() && !inference_kernels_apply(input, bias))) {
+    return at::linear(input, weight, bias);
+  }
+  return chain_linear(input, weight, bias, /*reference=*/false);
+}
+
+at::Tensor fma_chain_linear_reference(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias) {
+  TORCH_CHECK(input.dim() == 2 && input.is_cpu() && weight.is_cpu(), "fma_chain_linear_reference: CPU [rows, in] only");
+  return chain_linear(input, weight, bias, /*reference=*/true);
 }
 
 }  // namespace nmt

@@ -1,14 +1,23 @@
-// A linear layer whose rows do not depend on how many rows there are.
+// A linear layer whose rows do not depend on how many rows there are, or on which.
 //
 // Why: a sentence must get the same numbers alone and inside any batch (docs/search.md, "Batch
-// invariance"), and the model's arithmetic is row-wise, but the BLAS kernel is not always:
-// OpenBLAS (0.3.21, x86-64 SkylakeX kernels, which AVX-512 machines run) computes a product
-// x W^T with a separate "small matrix" kernel when rows x out_features <= 1200 (and in_features >= 32,
-// rows x out x in <= 10^6), and that kernel sums in another order than the blocked one. So a row
-// got other low bits when its batch was small (scripts/check_batch_invariance.py shows it).
-// stable_linear pads such small products with zero rows until rows x out_features > 1200 and drops
-// them again: every product runs the blocked kernel, whose rows are independent of their number.
-// The padding only ever applies to products of a few rows (search steps of small batches).
+// invariance"), and the model's arithmetic is row-wise, but BLAS kernels are not: OpenBLAS 0.3.21
+// sums a row of x W^T in an order that depends on the product's shape and on the row's place in
+// the kernel's tiles. Measured: its SkylakeX kernels (AVX-512 Xeons) run a separate small-matrix
+// kernel when rows x out <= 1200; its Haswell/Zen kernels (AMD EPYC, AVX2) give rows 0-5 of every
+// 12 other low bits than rows 6-11 once there are more than ~8 rows. Padding cannot fix the second.
+//
+// So inference (CPU, float or double, no autograd) runs its own product, in which every output is
+//
+//   y[r, n] = fma(x[r, K-1], W[n, K-1], ... fma(x[r, 1], W[n, 1], fma(x[r, 0], W[n, 0], 0)) ...) + b[n]
+//
+// one fused multiply-add chain in k order, then the bias: the same bits for a row whatever else is
+// in the batch, on every CPU (fma is correctly rounded everywhere). The float kernel keeps W packed
+// in panels of 16 columns (packed once per weight and cached, repacked when the weight changes in
+// place) and computes 6 rows x 16 columns at a time in AVX2 registers; without AVX2 + FMA a
+// portable loop computes the same chains. It is faster than OpenBLAS at the row counts of search
+// (docs/benchmarks.md): no per-call packing of the 8000 x 256 output matrix.
+// Training (autograd) and other devices use at::linear.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -17,13 +26,12 @@
 
 namespace nmt {
 
-/// Products with rows x out_features at or below this run OpenBLAS's small-matrix kernel.
-constexpr std::int64_t kSmallProductLimit = 1200;
-
 /// at::linear(input, weight, bias): input [..., in], weight [out, in], bias [out] or undefined.
+/// Row-invariant (the chain above) when the inference kernels apply (kernels.h).
 at::Tensor stable_linear(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias = at::Tensor());
 
-/// The fewest rows a product with `out_features` columns needs to stay off the small-matrix kernel.
-std::int64_t stable_rows(std::int64_t out_features);
+/// The chain above as plain scalar loops, for the tests: input [rows, in] float or double.
+at::Tensor fma_chain_linear_reference(const at::Tensor& input, const at::Tensor& weight,
+                                      const at::Tensor& bias = at::Tensor());
 
 }  // namespace nmt

@@ -1,0 +1,15 @@
+#include "nmt/model/gru_cell.h"
+
+#include <ATen/ATen.h>
+
+namespace nmt {
+
+at::Tensor gru_cell(const at::Tensor& input_gates, const at::Tensor& hidden_gates, const at::Tensor& h) {
+  const auto i = input_gates.chunk(3, /*dim=*/1);
+  const auto g = hidden_gates.chunk(3, /*dim=*/1);
+  const at::Tensor r = at::sigmoid(i[0] + g[0]), z = at::sigmoid(i[1] + g[1]);
+  const at::Tensor n = at::tanh(i[2] + r * g[2]);
+  return (h - n) * z + n;  // = (1 - z) n + z h
+}
+
+}  // namespace nmt
