@@ -24,6 +24,11 @@ at::Tensor query_dot_keys(const at::Tensor& query, const at::Tensor& keys, const
   return row_dot(rows_keys, query.unsqueeze(1));  // [batch, src_len, D] . [batch, 1, D]
 }
 
+// -inf where mask (when given) is false.
+at::Tensor masked(const at::Tensor& scores, const at::Tensor& mask) {
+  return mask.defined() ? scores.masked_fill(mask.logical_not(), -std::numeric_limits<double>::infinity()) : scores;
+}
+
 torch::nn::Linear linear(std::int64_t in, std::int64_t out) {
   return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(false));
 }
@@ -33,10 +38,8 @@ torch::nn::Linear linear(std::int64_t in, std::int64_t out) {
 AttentionOutput AttentionImpl::forward(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& memory,
                                        const at::Tensor& mask, const at::Tensor& source_rows) {
   TORCH_CHECK(query.dim() == 2 && memory.dim() == 3 && mask.dim() == 2, "attention: bad ranks");
-  const at::Tensor scores = score(query, keys, source_rows);  // [batch, src_len]
-  // -inf before the softmax makes padded weights exactly zero (exp(-inf) = 0).
-  const at::Tensor weights =
-      scores.masked_fill(mask.logical_not(), -std::numeric_limits<double>::infinity()).softmax(/*dim=*/-1);
+  // -inf at padding before the softmax makes padded weights exactly zero (exp(-inf) = 0).
+  const at::Tensor weights = score(query, keys, source_rows, mask).softmax(/*dim=*/-1);  // [batch, src_len]
   if (inference_kernels_apply(weights, memory)) return {weighted_context(weights, memory, source_rows), weights};
   const at::Tensor rows_memory = source_rows.defined() ? memory.index_select(0, source_rows.to(memory.device())) : memory;
   const at::Tensor context = weights.unsqueeze(1).bmm(rows_memory).squeeze(1);  // [batch, 2H]
@@ -51,10 +54,11 @@ BahdanauAttention::BahdanauAttention(std::int64_t query_size, std::int64_t memor
 
 at::Tensor BahdanauAttention::precompute_keys(const at::Tensor& memory) { return stable_linear(memory, key_layer_->weight); }
 
-at::Tensor BahdanauAttention::score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows) {
+at::Tensor BahdanauAttention::score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows,
+                                     const at::Tensor& mask) {
   // v^T tanh(W q + U h_j): [batch, A] and [sources, src_len, A] -> [batch, src_len]
   return additive_energy(stable_linear(query, query_layer_->weight), keys, energy_layer_->weight.squeeze(0),
-                         source_rows);
+                         source_rows, mask);
 }
 
 DotAttention::DotAttention(std::int64_t query_size, std::int64_t memory_size) {
@@ -65,8 +69,9 @@ at::Tensor DotAttention::precompute_keys(const at::Tensor& memory) {
   return key_layer_ ? stable_linear(memory, key_layer_->weight) : memory;
 }
 
-at::Tensor DotAttention::score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows) {
-  return query_dot_keys(query, keys, source_rows);  // q^T h_j (or q^T P h_j)
+at::Tensor DotAttention::score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows,
+                                const at::Tensor& mask) {
+  return masked(query_dot_keys(query, keys, source_rows), mask);  // q^T h_j (or q^T P h_j)
 }
 
 GeneralAttention::GeneralAttention(std::int64_t query_size, std::int64_t memory_size) {
@@ -75,8 +80,9 @@ GeneralAttention::GeneralAttention(std::int64_t query_size, std::int64_t memory_
 
 at::Tensor GeneralAttention::precompute_keys(const at::Tensor& memory) { return stable_linear(memory, key_layer_->weight); }
 
-at::Tensor GeneralAttention::score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows) {
-  return query_dot_keys(query, keys, source_rows);  // q^T (W h_j)
+at::Tensor GeneralAttention::score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows,
+                                    const at::Tensor& mask) {
+  return masked(query_dot_keys(query, keys, source_rows), mask);  // q^T (W h_j)
 }
 
 ConcatAttention::ConcatAttention(std::int64_t query_size, std::int64_t memory_size, std::int64_t attention_size)
@@ -90,9 +96,11 @@ at::Tensor ConcatAttention::precompute_keys(const at::Tensor& memory) {
   return stable_linear(memory, memory_block);
 }
 
-at::Tensor ConcatAttention::score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows) {
+at::Tensor ConcatAttention::score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows,
+                                   const at::Tensor& mask) {
   const at::Tensor query_block = concat_layer_->weight.slice(/*dim=*/1, 0, query_size_);  // W[:, :D]
-  return additive_energy(stable_linear(query, query_block), keys, energy_layer_->weight.squeeze(0), source_rows);  // v^T tanh(W[:, :D] q + W[:, D:] h_j)
+  return additive_energy(stable_linear(query, query_block), keys, energy_layer_->weight.squeeze(0), source_rows,
+                         mask);  // v^T tanh(W[:, :D] q + W[:, D:] h_j)
 }
 
 std::shared_ptr<AttentionImpl> make_attention(const ModelConfig& config) {

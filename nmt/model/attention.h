@@ -36,9 +36,11 @@ class AttentionImpl : public torch::nn::Module {
   AttentionOutput forward(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& memory,
                           const at::Tensor& mask, const at::Tensor& source_rows = at::Tensor());
 
-  /// Unnormalised scores e [batch, src_len] (exposed for gradient checks); source_rows as above.
-  at::Tensor score(const at::Tensor& query, const at::Tensor& keys) { return score(query, keys, at::Tensor()); }
-  virtual at::Tensor score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows) = 0;
+  /// Unnormalised scores e [batch, src_len] (exposed for gradient checks); source_rows as above;
+  /// mask as above or undefined: -inf where it is false (the padding need not be scored at all).
+  at::Tensor score(const at::Tensor& query, const at::Tensor& keys) { return score(query, keys, at::Tensor(), at::Tensor()); }
+  virtual at::Tensor score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows,
+                           const at::Tensor& mask) = 0;
 };
 
 /// Bahdanau: query_layer W [A, D], key_layer U [A, 2H], energy_layer v [1, A]; no biases.
@@ -46,7 +48,8 @@ class BahdanauAttention : public AttentionImpl {
  public:
   BahdanauAttention(std::int64_t query_size, std::int64_t memory_size, std::int64_t attention_size);
   at::Tensor precompute_keys(const at::Tensor& memory) override;  // U h_j: [batch, src_len, A]
-  at::Tensor score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows) override;
+  at::Tensor score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows,
+                   const at::Tensor& mask) override;
   using AttentionImpl::score;
 
  private:
@@ -58,7 +61,8 @@ class DotAttention : public AttentionImpl {
  public:
   DotAttention(std::int64_t query_size, std::int64_t memory_size);
   at::Tensor precompute_keys(const at::Tensor& memory) override;  // [batch, src_len, D]
-  at::Tensor score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows) override;
+  at::Tensor score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows,
+                   const at::Tensor& mask) override;
   using AttentionImpl::score;
 
  private:
@@ -70,7 +74,8 @@ class GeneralAttention : public AttentionImpl {
  public:
   GeneralAttention(std::int64_t query_size, std::int64_t memory_size);
   at::Tensor precompute_keys(const at::Tensor& memory) override;  // [batch, src_len, D]
-  at::Tensor score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows) override;
+  at::Tensor score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows,
+                   const at::Tensor& mask) override;
   using AttentionImpl::score;
 
  private:
@@ -83,7 +88,8 @@ class ConcatAttention : public AttentionImpl {
  public:
   ConcatAttention(std::int64_t query_size, std::int64_t memory_size, std::int64_t attention_size);
   at::Tensor precompute_keys(const at::Tensor& memory) override;  // [batch, src_len, A]
-  at::Tensor score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows) override;
+  at::Tensor score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows,
+                   const at::Tensor& mask) override;
   using AttentionImpl::score;
 
  private:

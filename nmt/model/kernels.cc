@@ -312,9 +312,10 @@ bool has_kernel(const at::Tensor& query, const at::Tensor& keys, const at::Tenso
 }
 
 // e [R, src_len] from contiguous q [R, A], k [N, src_len, A], v; t [R, src_len, A] when defined
-// (then rows is nullptr: the autograd path gathers first).
+// (then rows is nullptr: the autograd path gathers first). mask [R, src_len] (contiguous bool) or
+// nullptr: positions after a row's last true one are not computed; every false one is -inf.
 void run_forward(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const std::int64_t* rows,
-                 at::Tensor& e, at::Tensor& t) {
+                 const bool* mask, at::Tensor& e, at::Tensor& t) {
   const std::int64_t src_len = k.size(1), size = k.size(2);
   const bool keep = t.defined();
   AT_DISPATCH_FLOATING_TYPES(k.scalar_type(), "additive_energy", [&] {
@@ -326,8 +327,17 @@ void run_forward(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, 
     at::parallel_for(0, q.size(0), 1, [&](std::int64_t begin, std::int64_t end) {
       for (std::int64_t r = begin; r < end; ++r) {
         const std::int64_t source = rows != nullptr ? rows[r] : r;
-        forward_sentence(qp + r * size, kp + source * src_len * size, vp, ep + r * src_len,
-                         keep ? tp + r * src_len * size : nullptr, src_len, size);
+        const bool* real = mask != nullptr ? mask + r * src_len : nullptr;
+        std::int64_t computed = src_len;  // positions up to the row's last real one
+        if (real != nullptr) {
+          while (computed > 0 && !real[computed - 1]) --computed;
+        }
+        scalar_t* er = ep + r * src_len;
+        forward_sentence(qp + r * size, kp + source * src_len * size, vp, er,
+                         keep ? tp + r * src_len * size : nullptr, computed, size);
+        for (std::int64_t j = 0; real != nullptr && j < src_len; ++j) {
+          if (!real[j]) er[j] = -std::numeric_limits<scalar_t>::infinity();
+        }
       }
     });
   });
@@ -363,7 +373,7 @@ class AdditiveEnergyFunction : public torch::autograd::Function<AdditiveEnergyFu
     const at::Tensor q = query.contiguous(), k = keys.contiguous(), w = v.contiguous();
     at::Tensor e = at::empty({k.size(0), k.size(1)}, k.options());
     at::Tensor t = at::empty_like(k);
-    run_forward(q, k, w, nullptr, e, t);
+    run_forward(q, k, w, nullptr, nullptr, e, t);
     ctx->save_for_backward({t, w});
     return e;
   }
@@ -393,8 +403,14 @@ at::Tensor additive_energy_reference(const at::Tensor& query, const at::Tensor& 
 }
 
 at::Tensor additive_energy(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& v,
-                           const at::Tensor& rows) {
+                           const at::Tensor& rows, const at::Tensor& mask) {
   check_shapes(query, keys, v);
+  TORCH_CHECK(!mask.defined() || (mask.dim() == 2 && mask.size(0) == query.size(0) && mask.size(1) == keys.size(1) &&
+                                  mask.scalar_type() == at::kBool),
+              "additive_energy: mask must be bool [", query.size(0), ", ", keys.size(1), "]");
+  const auto masked = [&](const at::Tensor& e) {
+    return mask.defined() ? e.masked_fill(mask.logical_not(), -std::numeric_limits<double>::infinity()) : e;
+  };
   const bool needs_grad =
       at::GradMode::is_enabled() && (query.requires_grad() || keys.requires_grad() || v.requires_grad());
   if (!has_kernel(query, keys, v) || needs_grad) {
@@ -402,14 +418,15 @@ at::Tensor additive_energy(const at::Tensor& query, const at::Tensor& keys, cons
     const at::Tensor per_row = rows.defined() ? keys.index_select(0, rows.to(keys.device())) : keys;
     TORCH_CHECK(per_row.size(0) == query.size(0), "additive_energy: ", query.size(0), " query rows but ",
                 per_row.size(0), " key rows");
-    if (!has_kernel(query, per_row, v)) return additive_energy_reference(query, per_row, v);
-    return AdditiveEnergyFunction::apply(query, per_row, v);
+    if (!has_kernel(query, per_row, v)) return masked(additive_energy_reference(query, per_row, v));
+    return masked(AdditiveEnergyFunction::apply(query, per_row, v));
   }
   const std::int64_t* index = row_index(rows, query.size(0), keys.size(0), "additive_energy");
   const at::Tensor q = query.contiguous(), k = keys.contiguous(), w = v.contiguous();
+  const at::Tensor m = mask.defined() ? mask.to(at::kCPU).contiguous() : mask;
   at::Tensor e = at::empty({q.size(0), k.size(1)}, k.options());
   at::Tensor no_tanh;
-  run_forward(q, k, w, index, e, no_tanh);
+  run_forward(q, k, w, index, m.defined() ? m.data_ptr<bool>() : nullptr, e, no_tanh);
   return e;
 }
 

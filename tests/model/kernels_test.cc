@@ -151,6 +151,25 @@ TEST_P(AdditiveEnergyKernel, RowsDoNotDependOnTheBatchOrOnAutograd) {
 
 INSTANTIATE_TEST_SUITE_P(Sizes, AdditiveEnergyKernel, ::testing::Values(37, 64));
 
+// Masked positions are -inf (the inference kernel skips them); the others keep their bits, on the
+// kernel path and on the autograd path alike.
+TEST(AdditiveEnergy, MaskedPositionsAreMinusInfinityAndTheOthersUnchanged) {
+  const Inputs in = make_inputs(3, 7, 32, at::kFloat, false);
+  at::Tensor mask = at::ones({3, 7}, at::kBool);
+  mask[0].slice(0, 4).fill_(false);  // padding after 4 real positions
+  mask[2][1] = false;                // a hole, which the kernel must also honour
+  mask[2][6] = false;
+  const at::Tensor full = additive_energy(in.query, in.keys, in.v);
+  const at::Tensor expected = full.masked_fill(mask.logical_not(), -std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(at::equal(additive_energy(in.query, in.keys, in.v, at::Tensor(), mask), expected));
+  const Inputs tracked = make_inputs(3, 7, 32, at::kFloat, true);
+  const at::Tensor with_grad = additive_energy(tracked.query, tracked.keys, tracked.v, at::Tensor(), mask);
+  EXPECT_TRUE(at::equal(with_grad.detach(), expected));
+  with_grad.masked_select(mask).sum().backward();  // masked positions pass no gradient
+  EXPECT_TRUE(tracked.keys.grad()[0].slice(0, 4).eq(0).all().item<bool>());
+  EXPECT_THROW(additive_energy(in.query, in.keys, in.v, at::Tensor(), mask.slice(1, 0, 6)), c10::Error);
+}
+
 TEST(AdditiveEnergy, AcceptsNonContiguousInputs) {
   const Inputs in = make_inputs(3, 6, 32, at::kFloat, false);
   const at::Tensor keys_t = in.keys.transpose(0, 1).contiguous().transpose(0, 1);  // same values, other strides
