@@ -1,0 +1,60 @@
+// The inference product (nmt::stable_linear: packed weight, one fma chain per output) against
+// at::linear (BLAS) at the shapes of a search step, single-threaded, as a Translator worker runs
+// them. Usage: bench_linear [MILLISECONDS_PER_CASE]   (default 300). Results in docs/benchmarks.md.
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <c10/core/GradMode.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+
+#include "bench/bench_util.h"
+#include "nmt/core/blas_threads.h"
+#include "nmt/model/stable_linear.h"
+
+namespace {
+
+// Milliseconds per call: calls repeat until `budget_ms` has passed (after one warm-up call).
+double ms_per_call(const std::function<void()>& call, double budget_ms) {
+  call();
+  nmt::bench::Stopwatch clock;
+  int calls = 0;
+  do {
+    call();
+    ++calls;
+  } while (clock.seconds() * 1e3 < budget_ms);
+  return clock.seconds() * 1e3 / calls;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const double budget_ms = argc > 1 ? std::atof(argv[1]) : 300;
+  at::set_num_threads(1);
+  const nmt::SingleThreadedBlas single_threaded_blas;
+  c10::NoGradGuard no_grad;
+  at::manual_seed(0);
+  struct Case {
+    const char* name;
+    std::int64_t in, out;
+  };
+  // The reference model (E = H = D = A = 256, V = 8000): output layer, GRU input (context half),
+  // GRU hidden, readout, attention query.
+  const Case cases[] = {{"output layer", 256, 8000}, {"GRU input (context)", 512, 768}, {"GRU hidden", 256, 768},
+                        {"readout", 1024, 256}, {"attention query", 256, 256}};
+  std::printf("%-22s %6s %12s %12s %8s\n", "product [rows x in -> out]", "rows", "at::linear", "stable", "ratio");
+  for (const Case& c : cases) {
+    const at::Tensor w = at::randn({c.out, c.in}) * 0.1, b = at::randn({c.out});
+    for (const std::int64_t rows : {1, 5, 20, 50, 100, 200, 400, 800}) {
+      const at::Tensor x = at::randn({rows, c.in});
+      const double blas = ms_per_call([&] { at::linear(x, w, b); }, budget_ms);
+      const double ours = ms_per_call([&] { nmt::stable_linear(x, w, b); }, budget_ms);
+      std::printf("%-22s %6lld %9.3f ms %9.3f ms %7.2fx   (%lld -> %lld; %.1f vs %.1f GFLOP/s)\n", c.name,
+                  static_cast<long long>(rows), blas, ours, blas / ours, static_cast<long long>(c.in),
+                  static_cast<long long>(c.out), 2e-6 * static_cast<double>(rows * c.in * c.out) / blas,
+                  2e-6 * static_cast<double>(rows * c.in * c.out) / ours);
+    }
+  }
+  return 0;
+}
