@@ -60,6 +60,11 @@ at::Tensor DecoderImpl::embedding_gates(const at::Tensor& embedded) const {
   return stable_linear(embedded, first.weight_ih.slice(/*dim=*/1, 0, config_.embedding_size), first.bias_ih);
 }
 
+std::vector<at::Tensor> DecoderImpl::embedding_gate_parameters() const {
+  const Layer first = layers().front();
+  return {first.weight_ih, first.bias_ih};
+}
+
 // PyTorch's GRU cell (gru_cell.h), per layer (x: the layer's input, h: its previous state), on
 //   [i_r; i_z; i_n] = W_ih x + b_ih,  [h_r; h_z; h_n] = W_hh h + b_hh.
 // For the first layer x = [e; other], so W_ih x + b_ih = (W_ih[:, :E] e + b_ih) + W_ih[:, E:] other.
@@ -92,10 +97,10 @@ at::Tensor DecoderImpl::luong_readout(const at::Tensor& context, const at::Tenso
   return at::tanh(stable_linear(at::cat({context, s}, -1), readout_->weight, readout_->bias));
 }
 
-DecoderStep DecoderImpl::step(const at::Tensor& embedded, const DecoderState& state) {
+DecoderStep DecoderImpl::step(const at::Tensor& embedded, const DecoderState& state, const at::Tensor& given_gates) {
   DecoderStep out;
   out.state = state;
-  const at::Tensor gates = embedding_gates(embedded);
+  const at::Tensor gates = given_gates.defined() ? given_gates : embedding_gates(embedded);
   if (config_.decoder_style == DecoderStyle::bahdanau) {
     const AttentionOutput attended = attention_->forward(state.hidden[-1], state.keys, state.memory, state.mask, state.source_rows);
     out.state.hidden = recur(gates, attended.context, state.hidden);

@@ -44,8 +44,15 @@ class DecoderImpl : public torch::nn::Module {
   /// (zeros, or tanh(W_b [fwd_n; bwd_1] + b_b) of the encoder's top layer, for every decoder layer).
   DecoderState initial_state(const EncoderOutput& encoded, const at::Tensor& mask);
 
-  /// One step. embedded [batch, E] is e_{t-1}, the embedding of the previous target token.
-  DecoderStep step(const at::Tensor& embedded, const DecoderState& state);
+  /// One step. embedded [batch, E] is e_{t-1}, the embedding of the previous target token;
+  /// gates [batch, 3D], when given, is embedding_gates(embedded) looked up in a table.
+  DecoderStep step(const at::Tensor& embedded, const DecoderState& state, const at::Tensor& gates = at::Tensor());
+
+  /// W_ih[:, :E] e + b_ih of the first layer: the part of its input gates known before the step.
+  /// embedded [..., E] -> [..., 3D].
+  at::Tensor embedding_gates(const at::Tensor& embedded) const;
+  /// The parameters embedding_gates() reads: the first layer's W_ih and b_ih.
+  std::vector<at::Tensor> embedding_gate_parameters() const;
 
   /// Every step of teacher forcing. embedded [batch, tgt_len, E] holds e_0 .. e_{T-1}.
   DecoderSequence forward(const at::Tensor& embedded, DecoderState state);
@@ -55,8 +62,6 @@ class DecoderImpl : public torch::nn::Module {
     at::Tensor weight_ih, weight_hh, bias_ih, bias_hh;  // PyTorch's GRU layout: gates r, z, n
   };
   std::vector<Layer> layers() const;
-  /// W_ih[:, :E] e + b_ih of the first layer: the part of its input gates known before the step.
-  at::Tensor embedding_gates(const at::Tensor& embedded) const;
   /// s_t for every layer from the first layer's embedding gates and the other half of its input
   /// (c_t in Bahdanau style, r_{t-1} in Luong style). Returns the new hidden [layers, batch, D].
   at::Tensor recur(const at::Tensor& embedding_gates, const at::Tensor& other_input, const at::Tensor& hidden);

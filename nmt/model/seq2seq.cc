@@ -46,9 +46,35 @@ DecoderState Seq2SeqImpl::encode(const at::Tensor& source, const at::Tensor& sou
   return decoder_->initial_state(encoded, mask);
 }
 
+at::Tensor Seq2SeqImpl::embedding_gate_table() {
+  const at::Tensor& embedding = target_embedding()->weight;
+  std::vector<at::Tensor> read = decoder_->embedding_gate_parameters();
+  read.insert(read.begin(), embedding);
+  if (is_training() || !inference_kernels_apply(embedding, read[1])) return at::Tensor();
+  for (const at::Tensor& p : read) {
+    if (!TensorVersionKey::keyable(p)) return at::Tensor();
+  }
+  const std::lock_guard<std::mutex> lock(gate_table_mutex_);
+  const auto current = [&] {
+    for (std::size_t i = 0; i < read.size(); ++i) {
+      if (!gate_table_->keys[i].matches(read[i])) return false;
+    }
+    return true;
+  };
+  if (!gate_table_ || !current()) {
+    auto fresh = std::make_shared<GateTable>();
+    for (const at::Tensor& p : read) fresh->keys.emplace_back(p);
+    fresh->table = decoder_->embedding_gates(embedding);
+    gate_table_ = std::move(fresh);
+  }
+  return gate_table_->table;
+}
+
 StepOutput Seq2SeqImpl::step(const DecoderState& state, const at::Tensor& previous_tokens) {
   TORCH_CHECK(previous_tokens.dim() == 1, "step: previous_tokens must be [batch]");
-  DecoderStep decoded = decoder_->step(dropout_(target_embedding()(previous_tokens)), state);
+  const at::Tensor table = embedding_gate_table();
+  const at::Tensor gates = table.defined() ? table.index_select(0, previous_tokens.to(at::kCPU)) : at::Tensor();
+  DecoderStep decoded = decoder_->step(dropout_(target_embedding()(previous_tokens)), state, gates);
   return {log_softmax_last(output_(dropout_(decoded.readout))), decoded.attention, std::move(decoded.state)};
 }
 

@@ -8,10 +8,15 @@
 #include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/embedding.h>
 
+#include <memory>
+#include <mutex>
+#include <vector>
+
 #include "nmt/model/decoder.h"
 #include "nmt/model/decoder_state.h"
 #include "nmt/model/encoder.h"
 #include "nmt/model/model_config.h"
+#include "nmt/model/tensor_version.h"
 
 namespace nmt {
 
@@ -49,6 +54,19 @@ class Seq2SeqImpl : public torch::nn::Module, public IncrementalDecoder {
 
  private:
   torch::nn::Embedding target_embedding() const { return target_embedding_ ? target_embedding_ : source_embedding_; }
+  /// [V_tgt, 3D]: the decoder's embedding_gates of every target word, computed by the same
+  /// row-invariant products as a step would compute them (stable_linear.h), so that a step looks
+  /// its rows up, bit for bit the same, instead of a [rows, E] x [E, 3D] product (6 % of a beam
+  /// search step's products). Inference on the CPU only (undefined otherwise); built on first
+  /// use, rebuilt when a parameter it reads changes.
+  at::Tensor embedding_gate_table();
+
+  struct GateTable {
+    std::vector<TensorVersionKey> keys;  // target embedding, W_ih, b_ih
+    at::Tensor table;
+  };
+  std::mutex gate_table_mutex_;  // search workers step in parallel
+  std::shared_ptr<const GateTable> gate_table_;
 
   ModelConfig config_;
   torch::nn::Embedding source_embedding_{nullptr};  // source_embedding.weight [V_src, E]

@@ -2,8 +2,6 @@
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
-#include <c10/core/Storage.h>
-#include <c10/util/intrusive_ptr.h>
 
 #include <algorithm>
 #include <cmath>
@@ -13,6 +11,7 @@
 #include <vector>
 
 #include "nmt/model/kernels.h"
+#include "nmt/model/tensor_version.h"
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #include <immintrin.h>
@@ -27,6 +26,7 @@ namespace {
 constexpr std::int64_t kPanel = 16;      // output columns per packed panel (two AVX2 registers)
 constexpr std::int64_t kTileRows = 6;    // rows per register tile: 12 accumulators + 2 weights + 1 broadcast
 constexpr std::int64_t kChunkRows = 192; // rows per pass over the panels, so that they stay in L2
+constexpr std::int64_t kDepth = 256;     // k per pass: a panel's block is 16 KB, in L1 beside the rows
 
 // W [out, in] as panels: data[p][k][c] = W[16 p + c, k], zero for columns past `out`.
 struct PackedWeight {
@@ -50,42 +50,28 @@ std::shared_ptr<const PackedWeight> pack(const at::Tensor& weight) {
   return packed;
 }
 
-// Packed weights by the tensor they were packed from: its storage (held weakly, so that its
-// address cannot be reused by another storage while the entry lives), offset, shape, strides, and
-// version (bumped by every in-place change, e.g. an optimizer step). Parameters of a loaded model
-// are packed once; a weight that changes is repacked at its next use.
+// Packed weights by the tensor they were packed from (TensorVersionKey): parameters of a loaded
+// model are packed once; a weight changed in place (an optimizer step) is repacked at its next use.
 class PackedWeightCache {
  public:
   std::shared_ptr<const PackedWeight> get(const at::Tensor& weight) {
-    if (weight.is_inference()) return pack(weight);  // no version counter: nothing to key on
-    const c10::StorageImpl* storage = weight.storage().unsafeGetStorageImpl();
-    const std::uint32_t version = weight.unsafeGetTensorImpl()->version_counter().current_version();
+    if (!TensorVersionKey::keyable(weight)) return pack(weight);
     const std::lock_guard<std::mutex> lock(mutex_);
-    entries_.erase(std::remove_if(entries_.begin(), entries_.end(), [](const Entry& e) { return e.storage.expired(); }),
+    entries_.erase(std::remove_if(entries_.begin(), entries_.end(), [](const Entry& e) { return e.key.expired(); }),
                    entries_.end());
     for (Entry& e : entries_) {
-      if (e.storage._unsafe_get_target() != storage || e.offset != weight.storage_offset() ||
-          e.sizes != weight.sizes() || e.strides != weight.strides()) {
-        continue;
-      }
-      if (e.version != version) {
-        e.packed = pack(weight);
-        e.version = version;
-      }
+      if (!e.key.same_tensor(weight)) continue;
+      if (!e.key.matches(weight)) e = {TensorVersionKey(weight), pack(weight)};
       return e.packed;
     }
     if (entries_.size() >= kMaxEntries) entries_.erase(entries_.begin());
-    entries_.push_back({weight.storage().getWeakStorageImpl(), weight.storage_offset(), weight.sizes().vec(),
-                        weight.strides().vec(), version, pack(weight)});
+    entries_.push_back({TensorVersionKey(weight), pack(weight)});
     return entries_.back().packed;
   }
 
  private:
   struct Entry {
-    c10::weak_intrusive_ptr<c10::StorageImpl> storage;
-    std::int64_t offset;
-    std::vector<std::int64_t> sizes, strides;
-    std::uint32_t version;
+    TensorVersionKey key;
     std::shared_ptr<const PackedWeight> packed;
   };
   static constexpr std::size_t kMaxEntries = 256;  // a model has a few dozen weights and views
@@ -112,14 +98,30 @@ void chain_rows(const T* x, std::int64_t rows, std::int64_t in, const T* w, std:
 }
 
 #if defined(NMT_HAS_AVX2_KERNEL)
-// kRows rows x one panel: 2 x kRows accumulators of 8 columns, one fma per k each.
+// kRows rows x one panel over k in [begin, end): 2 x kRows accumulators of 8 columns, one fma per
+// k each. The first block starts the chains at 0, later ones continue them from y (a float
+// stored and loaded back is the same float: the chain is unchanged); the last adds the bias.
 template <int kRows>
-NMT_AVX2_INLINE void tile_avx2(const float* x, std::int64_t in, const float* panel, const float* bias16,
-                               std::int64_t columns, float* y, std::int64_t out) {
+NMT_AVX2_INLINE void tile_avx2(const float* x, std::int64_t in, std::int64_t begin, std::int64_t end,
+                               const float* panel, const float* bias16, std::int64_t columns, float* y,
+                               std::int64_t out) {
+  const bool first = begin == 0, last = end == in;
   __m256 low[kRows], high[kRows];
 #pragma GCC unroll 8
-  for (int i = 0; i < kRows; ++i) low[i] = high[i] = _mm256_setzero_ps();
-  for (std::int64_t k = 0; k < in; ++k) {
+  for (int i = 0; i < kRows; ++i) {
+    if (first) {
+      low[i] = high[i] = _mm256_setzero_ps();
+    } else if (columns == kPanel) {
+      low[i] = _mm256_loadu_ps(y + i * out);
+      high[i] = _mm256_loadu_ps(y + i * out + 8);
+    } else {
+      alignas(32) float row[kPanel] = {};
+      std::memcpy(row, y + i * out, sizeof(float) * static_cast<std::size_t>(columns));
+      low[i] = _mm256_load_ps(row);
+      high[i] = _mm256_load_ps(row + 8);
+    }
+  }
+  for (std::int64_t k = begin; k < end; ++k) {
     const __m256 w0 = _mm256_load_ps(panel + kPanel * k), w1 = _mm256_load_ps(panel + kPanel * k + 8);
 #pragma GCC unroll 8
     for (int i = 0; i < kRows; ++i) {
@@ -131,43 +133,49 @@ NMT_AVX2_INLINE void tile_avx2(const float* x, std::int64_t in, const float* pan
   const __m256 b0 = _mm256_loadu_ps(bias16), b1 = _mm256_loadu_ps(bias16 + 8);
 #pragma GCC unroll 8
   for (int i = 0; i < kRows; ++i) {
+    const __m256 y0 = last ? _mm256_add_ps(low[i], b0) : low[i], y1 = last ? _mm256_add_ps(high[i], b1) : high[i];
     if (columns == kPanel) {
-      _mm256_storeu_ps(y + i * out, _mm256_add_ps(low[i], b0));
-      _mm256_storeu_ps(y + i * out + 8, _mm256_add_ps(high[i], b1));
+      _mm256_storeu_ps(y + i * out, y0);
+      _mm256_storeu_ps(y + i * out + 8, y1);
     } else {
       alignas(32) float row[kPanel];
-      _mm256_store_ps(row, _mm256_add_ps(low[i], b0));
-      _mm256_store_ps(row + 8, _mm256_add_ps(high[i], b1));
+      _mm256_store_ps(row, y0);
+      _mm256_store_ps(row + 8, y1);
       std::memcpy(y + i * out, row, sizeof(float) * static_cast<std::size_t>(columns));
     }
   }
 }
 
-// Panels [first, last) for all rows, a chunk of rows at a time.
+// Panels [first, last) for all rows: a chunk of rows at a time, and within it a block of k at a
+// time, so that a panel's block (256 x 16 floats) stays in L1 however wide the input (the
+// readout's 1024 made whole panels of 64 KB stream from L2 for every tile).
 NMT_AVX2 void panels_avx2(const float* x, std::int64_t rows, const PackedWeight& w, const float* bias,
                           std::int64_t first, std::int64_t last, float* y) {
   const std::int64_t in = w.in, out = w.out;
   const float* panels = w.data.data_ptr<float>();
   for (std::int64_t chunk = 0; chunk < rows; chunk += kChunkRows) {
     const std::int64_t chunk_end = std::min(rows, chunk + kChunkRows);
-    for (std::int64_t p = first; p < last; ++p) {
-      const float* panel = panels + p * in * kPanel;
-      const std::int64_t column = p * kPanel, columns = std::min(kPanel, out - column);
-      alignas(32) float bias16[kPanel] = {};
-      if (bias != nullptr) std::memcpy(bias16, bias + column, sizeof(float) * static_cast<std::size_t>(columns));
-      std::int64_t r = chunk;
-      for (; r + kTileRows <= chunk_end; r += kTileRows) {
-        tile_avx2<kTileRows>(x + r * in, in, panel, bias16, columns, y + r * out + column, out);
-      }
-      const float* xr = x + r * in;
-      float* yr = y + r * out + column;
-      switch (chunk_end - r) {
-        case 5: tile_avx2<5>(xr, in, panel, bias16, columns, yr, out); break;
-        case 4: tile_avx2<4>(xr, in, panel, bias16, columns, yr, out); break;
-        case 3: tile_avx2<3>(xr, in, panel, bias16, columns, yr, out); break;
-        case 2: tile_avx2<2>(xr, in, panel, bias16, columns, yr, out); break;
-        case 1: tile_avx2<1>(xr, in, panel, bias16, columns, yr, out); break;
-        default: break;
+    for (std::int64_t begin = 0; begin < in; begin += kDepth) {
+      const std::int64_t end = std::min(in, begin + kDepth);
+      for (std::int64_t p = first; p < last; ++p) {
+        const float* panel = panels + p * in * kPanel;
+        const std::int64_t column = p * kPanel, columns = std::min(kPanel, out - column);
+        alignas(32) float bias16[kPanel] = {};
+        if (bias != nullptr) std::memcpy(bias16, bias + column, sizeof(float) * static_cast<std::size_t>(columns));
+        std::int64_t r = chunk;
+        for (; r + kTileRows <= chunk_end; r += kTileRows) {
+          tile_avx2<kTileRows>(x + r * in, in, begin, end, panel, bias16, columns, y + r * out + column, out);
+        }
+        const float* xr = x + r * in;
+        float* yr = y + r * out + column;
+        switch (chunk_end - r) {
+          case 5: tile_avx2<5>(xr, in, begin, end, panel, bias16, columns, yr, out); break;
+          case 4: tile_avx2<4>(xr, in, begin, end, panel, bias16, columns, yr, out); break;
+          case 3: tile_avx2<3>(xr, in, begin, end, panel, bias16, columns, yr, out); break;
+          case 2: tile_avx2<2>(xr, in, begin, end, panel, bias16, columns, yr, out); break;
+          case 1: tile_avx2<1>(xr, in, begin, end, panel, bias16, columns, yr, out); break;
+          default: break;
+        }
       }
     }
   }

@@ -72,6 +72,30 @@ TEST_P(EveryArchitecture, SteppingReproducesTeacherForcing) {
 }
 
 // A sentence inside a padded batch gets the same encoder states and log-probabilities as alone.
+// In inference a step looks the embedding half of the first GRU layer's input gates up in a table
+// of every target word (Seq2SeqImpl::embedding_gate_table): the same bits as the product it
+// replaces, and a parameter changed in place makes it rebuild the table.
+TEST_P(EveryArchitecture, StepGateTableIsExactAndFollowsParameterUpdates) {
+  const ModelConfig c = config();  // dropout 0: training mode computes the same function
+  at::manual_seed(1);
+  Seq2Seq model(c);
+  const Batch batch = test::varied_batch(c);
+  c10::NoGradGuard no_grad;
+  const auto step_in = [&](bool training) {
+    model->train(training);  // training mode: no table, the product itself
+    const DecoderState state = model->encode(batch.source, batch.source_lengths);
+    return model->step(state, batch.target_in.select(1, 1));
+  };
+  const StepOutput looked_up = step_in(false), computed = step_in(true);
+  EXPECT_TRUE(at::equal(looked_up.log_probs, computed.log_probs));
+  EXPECT_TRUE(at::equal(looked_up.attention, computed.attention));
+
+  model->named_parameters()["decoder.rnn.weight_ih_l0"].mul_(1.5);  // as an optimizer step would
+  const StepOutput updated = step_in(false);
+  EXPECT_FALSE(at::equal(updated.log_probs, looked_up.log_probs)) << "the table was not rebuilt";
+  EXPECT_TRUE(at::equal(updated.log_probs, step_in(true).log_probs));
+}
+
 TEST_P(EveryArchitecture, PaddingNeverChangesARealSentence) {
   const ModelConfig c = config();
   at::manual_seed(3);
