@@ -37,13 +37,19 @@ torch::nn::Linear linear(std::int64_t in, std::int64_t out) {
 
 AttentionOutput AttentionImpl::forward(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& memory,
                                        const at::Tensor& mask, const at::Tensor& source_rows) {
-  TORCH_CHECK(query.dim() == 2 && memory.dim() == 3 && mask.dim() == 2, "attention: bad ranks");
-  // -inf at padding before the softmax makes padded weights exactly zero (exp(-inf) = 0).
-  const at::Tensor weights = score(query, keys, source_rows, mask).softmax(/*dim=*/-1);  // [batch, src_len]
+  TORCH_CHECK(memory.dim() == 3, "attention: memory must be [sources, src_len, 2H]");
+  const at::Tensor weights = this->weights(query, keys, mask, source_rows);  // [batch, src_len]
   if (inference_kernels_apply(weights, memory)) return {weighted_context(weights, memory, source_rows), weights};
   const at::Tensor rows_memory = source_rows.defined() ? memory.index_select(0, source_rows.to(memory.device())) : memory;
   const at::Tensor context = weights.unsqueeze(1).bmm(rows_memory).squeeze(1);  // [batch, 2H]
   return {context, weights};
+}
+
+at::Tensor AttentionImpl::weights(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& mask,
+                                  const at::Tensor& source_rows) {
+  TORCH_CHECK(query.dim() == 2 && mask.dim() == 2, "attention: query must be [batch, D] and mask [batch, src_len]");
+  // -inf at padding before the softmax makes padded weights exactly zero (exp(-inf) = 0).
+  return score(query, keys, source_rows, mask).softmax(/*dim=*/-1);
 }
 
 BahdanauAttention::BahdanauAttention(std::int64_t query_size, std::int64_t memory_size, std::int64_t attention_size) {

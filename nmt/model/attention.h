@@ -36,6 +36,11 @@ class AttentionImpl : public torch::nn::Module {
   AttentionOutput forward(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& memory,
                           const at::Tensor& mask, const at::Tensor& source_rows = at::Tensor());
 
+  /// The weights a [batch, src_len] alone, for callers that apply them to something other than
+  /// the memory (the decoder's projected inference step); arguments as for forward().
+  at::Tensor weights(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& mask,
+                     const at::Tensor& source_rows = at::Tensor());
+
   /// Unnormalised scores e [batch, src_len] (exposed for gradient checks); source_rows as above;
   /// mask as above or undefined: -inf where it is false (the padding need not be scored at all).
   at::Tensor score(const at::Tensor& query, const at::Tensor& keys) { return score(query, keys, at::Tensor(), at::Tensor()); }

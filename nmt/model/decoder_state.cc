@@ -10,6 +10,7 @@ DecoderState DecoderState::select(const at::Tensor& indices) const {
   DecoderState selected;
   selected.memory = memory;
   selected.keys = keys;
+  selected.projected = projected;
   selected.source_rows = source_rows.defined() ? source_rows.index_select(0, on_cpu) : on_cpu.clone();
   selected.mask = mask.index_select(0, on_device);
   selected.hidden = hidden.index_select(1, on_device);

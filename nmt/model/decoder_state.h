@@ -18,10 +18,13 @@ struct DecoderState {
   at::Tensor hidden;       // [layers, batch, D]   decoder GRU state
   at::Tensor feed;         // [batch, R]           Luong input feeding (previous attentional state);
                            //                      undefined for Bahdanau-style decoders
+  at::Tensor projected;    // [sources, src_len, P] inference on the CPU only: W_c h_j for the weight
+                           //   blocks W_c that a step applies to the context c_t, so that W_c c_t =
+                           //   sum_j a_tj (W_c h_j) (docs/model.md, "Inference"); undefined otherwise
 
   /// Rows `indices` [n] (int64, any order, repeats allowed): reorders beams or expands a batch.
-  /// Memory and keys are not copied (they are the same for all beams of a sentence and never
-  /// change): only the row index moves, with the per-row state (mask, hidden, feed).
+  /// Memory, keys and projections are not copied (they are the same for all beams of a sentence
+  /// and never change): only the row index moves, with the per-row state (mask, hidden, feed).
   DecoderState select(const at::Tensor& indices) const;
   std::int64_t batch_size() const { return hidden.size(1); }
 };

@@ -53,20 +53,21 @@ class Seq2SeqImpl : public torch::nn::Module, public IncrementalDecoder {
   const ModelConfig& config() const { return config_; }
 
  private:
+  /// for_steps: the state step() reads (with projections in inference), else forward()'s.
+  DecoderState encode(const at::Tensor& source, const at::Tensor& source_lengths, bool for_steps);
   torch::nn::Embedding target_embedding() const { return target_embedding_ ? target_embedding_ : source_embedding_; }
-  /// [V_tgt, 3D]: the decoder's embedding_gates of every target word, computed by the same
+  /// [V_tgt, T]: the decoder's embedding_terms of every target word, computed by the same
   /// row-invariant products as a step would compute them (stable_linear.h), so that a step looks
-  /// its rows up, bit for bit the same, instead of a [rows, E] x [E, 3D] product (6 % of a beam
-  /// search step's products). Inference on the CPU only (undefined otherwise); built on first
-  /// use, rebuilt when a parameter it reads changes.
-  at::Tensor embedding_gate_table();
+  /// its rows up, bit for bit the same, instead of [rows, E] x [E, T] products. Inference on the
+  /// CPU only (undefined otherwise); built on first use, rebuilt when a parameter it reads changes.
+  at::Tensor embedding_term_table();
 
-  struct GateTable {
-    std::vector<TensorVersionKey> keys;  // target embedding, W_ih, b_ih
+  struct TermTable {
+    std::vector<TensorVersionKey> keys;  // target embedding, then Decoder::embedding_term_parameters()
     at::Tensor table;
   };
-  std::mutex gate_table_mutex_;  // search workers step in parallel
-  std::shared_ptr<const GateTable> gate_table_;
+  std::mutex term_table_mutex_;  // search workers step in parallel
+  std::shared_ptr<const TermTable> term_table_;
 
   ModelConfig config_;
   torch::nn::Embedding source_embedding_{nullptr};  // source_embedding.weight [V_src, E]

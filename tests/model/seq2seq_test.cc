@@ -71,29 +71,37 @@ TEST_P(EveryArchitecture, SteppingReproducesTeacherForcing) {
   }
 }
 
-// A sentence inside a padded batch gets the same encoder states and log-probabilities as alone.
-// In inference a step looks the embedding half of the first GRU layer's input gates up in a table
-// of every target word (Seq2SeqImpl::embedding_gate_table): the same bits as the product it
-// replaces, and a parameter changed in place makes it rebuild the table.
-TEST_P(EveryArchitecture, StepGateTableIsExactAndFollowsParameterUpdates) {
+// In inference a step looks what depends only on the previous token up in a table of every target
+// word (Seq2SeqImpl::embedding_term_table) and reads the context through projections of the memory
+// (DecoderImpl::projected_step): the training-mode step's function to float rounding. A parameter
+// changed in place (as an optimizer step changes it) makes it rebuild the table.
+TEST_P(EveryArchitecture, InferenceStepMatchesTrainingStepAndFollowsParameterUpdates) {
   const ModelConfig c = config();  // dropout 0: training mode computes the same function
   at::manual_seed(1);
   Seq2Seq model(c);
   const Batch batch = test::varied_batch(c);
   c10::NoGradGuard no_grad;
   const auto step_in = [&](bool training) {
-    model->train(training);  // training mode: no table, the product itself
-    const DecoderState state = model->encode(batch.source, batch.source_lengths);
-    return model->step(state, batch.target_in.select(1, 1));
+    model->train(training);  // training mode: no table, no projections, the products themselves
+    DecoderState state = model->encode(batch.source, batch.source_lengths);
+    EXPECT_EQ(state.projected.defined(), !training);
+    for (std::int64_t t = 0; t < 2; ++t) state = model->step(state, batch.target_in.select(1, t)).state;
+    return model->step(state, batch.target_in.select(1, 2));
   };
-  const StepOutput looked_up = step_in(false), computed = step_in(true);
-  EXPECT_TRUE(at::equal(looked_up.log_probs, computed.log_probs));
-  EXPECT_TRUE(at::equal(looked_up.attention, computed.attention));
+  const auto expect_close = [](const StepOutput& a, const StepOutput& b) {
+    EXPECT_TRUE(at::allclose(a.log_probs, b.log_probs, 1e-5, 1e-6));
+    EXPECT_TRUE(at::allclose(a.attention, b.attention, 1e-5, 1e-6));
+    EXPECT_TRUE(at::allclose(a.state.hidden, b.state.hidden, 1e-5, 1e-6));
+  };
+  const StepOutput inference = step_in(false);
+  expect_close(inference, step_in(true));
 
-  model->named_parameters()["decoder.rnn.weight_ih_l0"].mul_(1.5);  // as an optimizer step would
+  auto parameters = model->named_parameters();
+  parameters["decoder.rnn.weight_ih_l0"].mul_(1.5);
+  if (c.decoder_style == DecoderStyle::bahdanau) parameters["decoder.readout.bias"].add_(0.5);  // a table column too
   const StepOutput updated = step_in(false);
-  EXPECT_FALSE(at::equal(updated.log_probs, looked_up.log_probs)) << "the table was not rebuilt";
-  EXPECT_TRUE(at::equal(updated.log_probs, step_in(true).log_probs));
+  EXPECT_FALSE(at::allclose(updated.state.hidden, inference.state.hidden, 1e-3, 1e-3)) << "the update did nothing";
+  expect_close(updated, step_in(true));  // a stale table would leave the inference step behind
 }
 
 TEST_P(EveryArchitecture, PaddingNeverChangesARealSentence) {
