@@ -128,16 +128,50 @@ NMT_ALWAYS_INLINE void dot_rows(const T* q, const T* k, T* e, std::int64_t src_l
 }
 
 // Context of one decoder row: c = sum_j w[j] m[j, :], positions in order; zero weights (padding,
-// exactly 0 after the masked softmax) are skipped, which adds nothing to the sums.
+// exactly 0 after the masked softmax) are skipped, which adds nothing to the sums. Four positions
+// are added per pass over c, each element still in position order (c + w_a m_a, then + w_b m_b,
+// ...): with one position per pass every multiply-add also loaded and stored c, and the stores
+// bounded the kernel (6 % of a beam search step when m holds the decoder's 1024-wide
+// projections). Blocking c in registers instead would walk m with a stride of whole rows, which
+// at 4 KB per row maps every access to the same cache sets.
+template <typename T>
+NMT_ALWAYS_INLINE void add_positions(const T* const* rows, const T* weights, int count, T* c, std::int64_t size) {
+  if (count == 4) {
+    const T *m0 = rows[0], *m1 = rows[1], *m2 = rows[2], *m3 = rows[3];
+    const T w0 = weights[0], w1 = weights[1], w2 = weights[2], w3 = weights[3];
+    for (std::int64_t i = 0; i < size; ++i) {
+      T sum = c[i];
+      sum += w0 * m0[i];
+      sum += w1 * m1[i];
+      sum += w2 * m2[i];
+      sum += w3 * m3[i];
+      c[i] = sum;
+    }
+    return;
+  }
+  for (int p = 0; p < count; ++p) {
+    const T* m = rows[p];
+    const T w = weights[p];
+    for (std::int64_t i = 0; i < size; ++i) c[i] += w * m[i];
+  }
+}
+
 template <typename T>
 NMT_ALWAYS_INLINE void context_rows(const T* w, const T* m, T* c, std::int64_t src_len, std::int64_t size) {
   for (std::int64_t i = 0; i < size; ++i) c[i] = 0;
+  const T* rows[4];
+  T weights[4];
+  int count = 0;
   for (std::int64_t j = 0; j < src_len; ++j) {
-    const T wj = w[j];
-    if (wj == T(0)) continue;
-    const T* mj = m + j * size;
-    for (std::int64_t i = 0; i < size; ++i) c[i] += wj * mj[i];
+    if (w[j] == T(0)) continue;
+    rows[count] = m + j * size;
+    weights[count] = w[j];
+    if (++count == 4) {
+      add_positions(rows, weights, count, c, size);
+      count = 0;
+    }
   }
+  add_positions(rows, weights, count, c, size);
 }
 
 // log-softmax of one row in place: x - (m + log sum_i exp(x_i - m)), m = max_i x_i. The maximum is

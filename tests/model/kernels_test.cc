@@ -196,5 +196,35 @@ TEST(AdditiveEnergy, RejectsMismatchedShapesNamingThem) {
   EXPECT_THROW(additive_energy(in.query[0], in.keys, in.v), c10::Error);
 }
 
+// The context kernel (search): c[r] = sum_j w[r, j] m[rows[r], j, :], read through a row index, with
+// positions of zero weight skipped. Rows with 1 to 11 non-zero weights run every grouping of its
+// four-positions-per-pass loop; a width of 1029 runs its tail.
+TEST(WeightedContext, MatchesADoubleSumReadsThroughTheRowIndexAndSkipsZeroWeights) {
+  c10::NoGradGuard no_grad;
+  at::manual_seed(11);
+  const std::int64_t sources = 3, src_len = 12, width = 1029, rows = 11;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  at::Tensor memory = at::randn({sources, src_len, width});
+  at::Tensor weights = at::rand({rows, src_len}) + 0.1;
+  for (std::int64_t r = 0; r < rows; ++r) weights[r].slice(0, r + 1).zero_();  // r + 1 real positions
+  weights[4][2] = 0.0f;                                                      // and a hole
+  weights = weights / weights.sum(1, /*keepdim=*/true);
+  const at::Tensor index = at::tensor({2, 0, 1, 0, 2, 0, 1, 1, 0, 1, 1}, at::kLong);
+  const at::Tensor expected = (weights.to(at::kDouble).unsqueeze(2) * memory.index_select(0, index).to(at::kDouble)).sum(1);
+  memory.select(1, 11).fill_(nan);  // no row has a weight there
+  memory[2][2].fill_(nan);          // only row 4 reads source 2 there, at its hole
+
+  const at::Tensor context = weighted_context(weights, memory, index);
+  ASSERT_EQ(context.sizes(), (std::vector<std::int64_t>{rows, width}));
+  EXPECT_FALSE(at::isnan(context).any().item<bool>()) << "a position of zero weight was read";
+  for (std::int64_t r = 0; r < rows; ++r) {
+    EXPECT_LT(max_abs_diff(context[r].to(at::kDouble), expected[r]), 1e-5) << "row " << r;
+    // Alone: the batch never changes a row's bits.
+    const at::Tensor alone = weighted_context(weights.slice(0, r, r + 1), memory, index.slice(0, r, r + 1));
+    EXPECT_TRUE(at::equal(alone[0], context[r])) << "row " << r;
+  }
+  EXPECT_THROW(weighted_context(weights, memory, index.slice(0, 0, 5)), c10::Error);
+}
+
 }  // namespace
 }  // namespace nmt
