@@ -59,7 +59,7 @@ at::Tensor log_softmax_last(at::Tensor logits);
 /// The kernels' exp for y <= 0 in float: relative error < 3e-7 (tested against std::exp).
 float fast_exp_nonpositive(float y);
 
-/// The kernels' tanh for float: |error| < 2e-7 (tested against std::tanh), exposed for that test.
+/// The kernels' tanh for float: |error| < 1.4e-7 (tested against std::tanh), exposed for that test.
 /// Written so that compilers vectorise loops over it.
 float fast_tanh(float x);
 

@@ -27,7 +27,8 @@ Inputs make_inputs(std::int64_t batch, std::int64_t src_len, std::int64_t size, 
 
 double max_abs_diff(const at::Tensor& a, const at::Tensor& b) { return (a - b).abs().max().item<double>(); }
 
-TEST(FastTanh, IsWithin2e7OfTanhEverywhereAndExactlyOdd) {
+// 1.4e-7 is the bound measured over every float (kernels.cc); the test samples [-12, 12] densely.
+TEST(FastTanh, IsWithin1p4e7OfTanhEverywhereAndExactlyOdd) {
   double worst = 0;
   std::vector<float> xs = {0.0f, 1e-30f, 1e-8f, 1e-3f, 0.2999999f, 0.3f, 0.3000001f, 8.999f, 9.0f, 9.001f, 30.0f, 1e30f};
   for (int i = -200000; i <= 200000; ++i) xs.push_back(static_cast<float>(i) * 6e-5f);  // [-12, 12]
@@ -35,7 +36,7 @@ TEST(FastTanh, IsWithin2e7OfTanhEverywhereAndExactlyOdd) {
     for (const float s : {x, -x}) {
       const double error = std::abs(static_cast<double>(fast_tanh(s)) - std::tanh(static_cast<double>(s)));
       worst = std::max(worst, error);
-      ASSERT_LT(error, 2e-7) << "x = " << s;
+      ASSERT_LT(error, 1.4e-7) << "x = " << s;
     }
     ASSERT_EQ(fast_tanh(-x), -fast_tanh(x)) << "x = " << x;
   }
