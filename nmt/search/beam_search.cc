@@ -9,6 +9,7 @@
 
 #include "nmt/data/tokenizer.h"
 #include "nmt/search/penalties.h"
+#include "nmt/search/top_candidates.h"
 
 namespace nmt {
 namespace {
@@ -49,9 +50,6 @@ struct NextBatch {
   std::vector<float> log_probs;       // its r
 };
 
-// One sentence's best candidates, best first: (r + log p, flat index j = parent * V + token).
-using Ranked = std::vector<std::pair<float, std::int64_t>>;
-
 class BeamSearch {
  public:
   BeamSearch(IncrementalDecoder& model, const SearchOptions& options)
@@ -83,63 +81,6 @@ class BeamSearch {
   std::vector<at::Tensor> attention_;                // keep_attention: a_t [rows_t, src_len] of each step
   std::vector<std::vector<std::int64_t>> parents_;   // keep_attention: row in step t of each row of step t+1
 };
-
-// The largest r + values[i] for i < n, NaN ignored (as `v > worst` ignores it below). Sixteen
-// lanes so that the loop vectorises; compiled for AVX2 and the baseline, chosen at load time.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-[[gnu::target_clones("avx2", "default")]]
-#endif
-float max_of_sums(const float* values, float r, std::int64_t n) {
-  constexpr std::int64_t kLanes = 16;
-  float lanes[kLanes];
-  for (float& lane : lanes) lane = kNegInf;
-  std::int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (std::int64_t l = 0; l < kLanes; ++l) {
-      const float v = r + values[i + l];
-      lanes[l] = v > lanes[l] ? v : lanes[l];
-    }
-  }
-  float best = kNegInf;
-  for (; i < n; ++i) best = r + values[i] > best ? r + values[i] : best;
-  for (const float lane : lanes) best = lane > best ? lane : best;
-  return best;
-}
-
-// The best `count` candidates of `rows` adjacent rows of log-probabilities [rows, vocab], candidate
-// j = row * vocab + w scoring offset[row] + log_probs[j] (the hypotheses' r plus log p, in float as
-// the tensor sum computes it), best first; equal values in index order. Each value is compared
-// with the worst of the current best and the few that beat it are inserted: no [rows, V] sum
-// written, nothing sorted but the 2k kept. A block of values whose largest sum cannot beat the
-// worst kept one is passed over after one vectorised look (most blocks, once the list is full).
-Ranked top_of_rows(const float* log_probs, const float* offset, std::int64_t rows, std::int64_t vocab,
-                   std::int64_t count) {
-  constexpr std::int64_t kBlock = 128;
-  Ranked best;
-  best.reserve(static_cast<std::size_t>(count) + 1);
-  const auto before = [](const std::pair<float, std::int64_t>& a, const std::pair<float, std::int64_t>& b) {
-    return a.first > b.first || (a.first == b.first && a.second < b.second);
-  };
-  const auto full = [&] { return static_cast<std::int64_t>(best.size()) == count; };
-  float worst = 0;
-  for (std::int64_t row = 0; row < rows; ++row) {
-    const float* values = log_probs + row * vocab;
-    const float r = offset[row];
-    for (std::int64_t block = 0; block < vocab; block += kBlock) {
-      const std::int64_t end = std::min(vocab, block + kBlock);
-      if (full() && !(max_of_sums(values + block, r, end - block) > worst)) continue;
-      for (std::int64_t w = block; w < end; ++w) {
-        const float v = r + values[w];
-        if (full() && !(v > worst)) continue;  // ties lose: larger index
-        const std::pair<float, std::int64_t> c{v, row * vocab + w};
-        best.insert(std::upper_bound(best.begin(), best.end(), c, before), c);
-        if (static_cast<std::int64_t>(best.size()) > count) best.pop_back();
-        worst = best.back().first;
-      }
-    }
-  }
-  return best;
-}
 
 // Per sentence, the top min(2k, live_i * V) of its live_i * V candidates (its rows are adjacent),
 // best first, equal values in index order: what the sentence alone gives, whatever else is in

@@ -5,12 +5,49 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "nmt/data/tokenizer.h"
 #include "nmt/search/penalties.h"
+#include "nmt/search/top_candidates.h"
 
 namespace nmt {
+namespace {
+
+// Each row's best token and its score r + log p in float, equal scores in index order, as beam
+// search with k = 1 takes the first of its top 2 (a row whose every token is forbidden: -inf).
+// offset (r [rows]) undefined: `scores` already hold r + log p. CPU float: one pass per row
+// (top_candidates.h), no [rows, V] sum or sort; other devices: at::topk.
+struct BestTokens {
+  std::vector<float> scores;
+  std::vector<std::int64_t> ids;
+};
+
+BestTokens best_tokens(const at::Tensor& scores, const at::Tensor& offset) {
+  const std::int64_t rows = scores.size(0), vocab = scores.size(1);
+  BestTokens best{std::vector<float>(static_cast<std::size_t>(rows), -std::numeric_limits<float>::infinity()),
+                  std::vector<std::int64_t>(static_cast<std::size_t>(rows), 0)};
+  if (scores.is_cpu() && scores.scalar_type() == at::kFloat) {
+    const at::Tensor values = scores.contiguous();
+    const at::Tensor r = offset.defined() ? offset.to(at::kCPU).contiguous() : at::zeros({rows}, at::kFloat);
+    for (std::int64_t i = 0; i < rows; ++i) {
+      const Ranked top = top_of_rows(values.data_ptr<float>() + i * vocab, r.data_ptr<float>() + i, 1, vocab, 1);
+      if (top.empty()) continue;  // NaN everywhere
+      best.scores[static_cast<std::size_t>(i)] = top.front().first;
+      best.ids[static_cast<std::size_t>(i)] = top.front().second;
+    }
+    return best;
+  }
+  const at::Tensor sums = offset.defined() ? offset.unsqueeze(1) + scores.to(at::kFloat) : scores;
+  const auto [top_scores, top_ids] = sums.topk(std::min<std::int64_t>(2, vocab));
+  const at::Tensor s = top_scores.select(1, 0).to(at::kCPU).contiguous(), i = top_ids.select(1, 0).to(at::kCPU).contiguous();
+  std::copy(s.data_ptr<float>(), s.data_ptr<float>() + rows, best.scores.begin());
+  std::copy(i.data_ptr<std::int64_t>(), i.data_ptr<std::int64_t>() + rows, best.ids.begin());
+  return best;
+}
+
+}  // namespace
 
 std::vector<Hypothesis> greedy_search(IncrementalDecoder& model, const at::Tensor& source,
                                       const at::Tensor& source_lengths, const SearchOptions& options) {
@@ -32,51 +69,49 @@ std::vector<Hypothesis> greedy_search(IncrementalDecoder& model, const at::Tenso
   std::iota(active.begin(), active.end(), 0);
   at::Tensor previous = at::full({batch}, SpecialIds::kBos, source.options().dtype(at::kLong));
   at::Tensor log_prob = at::zeros({batch}, source.options().dtype(at::kFloat));  // r of each state row
-  const std::int64_t top = std::min<std::int64_t>(2, model.target_vocab_size());
 
   for (std::int64_t t = 0; !active.empty(); ++t) {
     StepOutput out = model.step(state, previous);
-    // r + log p in float32, as beam search adds them, so that beam 1 reproduces greedy bit for bit.
-    at::Tensor candidates = log_prob.unsqueeze(1) + out.log_probs.to(at::kFloat);  // [rows, V]
-    std::vector<const std::vector<int>*> histories;
-    for (const std::int64_t row : active) histories.push_back(&hypotheses[static_cast<std::size_t>(row)].tokens);
-    apply_constraints(candidates, histories, t, options);
-    // The first of the top 2, as beam search's top 2k with k = 1 (same ties).
-    const auto [top_scores, top_ids] = candidates.topk(top);
-    const at::Tensor best_ids = top_ids.select(1, 0).contiguous(), best_scores = top_scores.select(1, 0).contiguous();
-    const at::Tensor ids = best_ids.to(at::kCPU), scores = best_scores.to(at::kCPU);
+    BestTokens best;
+    if (t < options.min_length || (options.no_repeat_ngram > 0 && t >= options.no_repeat_ngram)) {
+      // r + log p in float32, as beam search adds them, so that beam 1 reproduces greedy bit for bit.
+      at::Tensor candidates = log_prob.unsqueeze(1) + out.log_probs.to(at::kFloat);  // [rows, V]
+      std::vector<const std::vector<int>*> histories;
+      for (const std::int64_t row : active) histories.push_back(&hypotheses[static_cast<std::size_t>(row)].tokens);
+      apply_constraints(candidates, histories, t, options);
+      best = best_tokens(candidates, at::Tensor());
+    } else {
+      best = best_tokens(out.log_probs, log_prob);  // the same sums, not written out
+    }
     const at::Tensor step_attention = options.keep_attention ? out.attention.to(at::kCPU) : at::Tensor();
 
-    std::vector<std::int64_t> keep_rows, still_active;
+    std::vector<std::int64_t> keep_rows, still_active, next_ids;
+    std::vector<float> next_scores;
     for (std::size_t r = 0; r < active.size(); ++r) {
       const auto row = static_cast<std::size_t>(active[r]);
-      const auto i = static_cast<std::int64_t>(r);
       Hypothesis& h = hypotheses[row];
-      const float score = scores[i].item<float>();
+      const float score = best.scores[r];
       if (std::isinf(score)) continue;  // the constraints forbid every token: stop, unfinished
-      const auto id = static_cast<int>(ids[i].item<std::int64_t>());
+      const auto id = static_cast<int>(best.ids[r]);
       h.log_prob = score;
-      if (options.keep_attention) attention[row].push_back(step_attention[i]);
+      if (options.keep_attention) attention[row].push_back(step_attention[static_cast<std::int64_t>(r)]);
       if (id == SpecialIds::kEos) {
         h.finished = true;
         continue;
       }
       h.tokens.push_back(id);
       if (static_cast<std::int64_t>(h.tokens.size()) >= limit[row]) continue;  // length limit reached
-      keep_rows.push_back(i);
+      keep_rows.push_back(static_cast<std::int64_t>(r));
       still_active.push_back(active[r]);
+      next_ids.push_back(id);
+      next_scores.push_back(score);
     }
     if (still_active.empty()) break;
-    if (still_active.size() != active.size()) {
-      const at::Tensor keep = at::tensor(keep_rows, at::kLong).to(best_ids.device());
-      state = out.state.select(keep);
-      previous = best_ids.index_select(0, keep);
-      log_prob = best_scores.index_select(0, keep);
-    } else {
-      state = std::move(out.state);
-      previous = best_ids;
-      log_prob = best_scores;
-    }
+    const auto device = previous.device();
+    state = still_active.size() != active.size() ? out.state.select(at::tensor(keep_rows, at::kLong).to(device))
+                                                 : std::move(out.state);
+    previous = at::tensor(next_ids, at::kLong).to(device);
+    log_prob = at::tensor(next_scores, at::kFloat).to(device);
     active = std::move(still_active);
   }
   for (std::size_t row = 0; row < row_count; ++row) {
