@@ -127,7 +127,11 @@ at::Tensor DecoderImpl::luong_readout(const at::Tensor& context, const at::Tenso
 }
 
 DecoderStep DecoderImpl::step(const at::Tensor& embedded, const DecoderState& state, const at::Tensor& terms) {
-  if (state.projected.defined()) return projected_step(terms.defined() ? terms : embedding_terms(embedded), state);
+  // The projections were made by encode() in inference; a state stepped in another mode (grad on,
+  // training) takes the equations as written, from the memory the state also carries.
+  if (state.projected.defined() && !is_training() && inference_kernels_apply(state.projected, readout_->weight)) {
+    return projected_step(terms.defined() ? terms : embedding_terms(embedded), state);
+  }
   DecoderStep out;
   out.state = state;
   const at::Tensor gates = terms.defined() ? terms.narrow(/*dim=*/1, 0, 3 * config_.decoder_hidden_size)

@@ -79,8 +79,9 @@ class DecoderImpl : public torch::nn::Module {
   at::Tensor recur(const at::Tensor& first_input_gates, const at::Tensor& hidden);
   at::Tensor bahdanau_readout(const at::Tensor& s, const at::Tensor& context, const at::Tensor& embedded);
   at::Tensor luong_readout(const at::Tensor& context, const at::Tensor& s);
-  /// The weight blocks W_c that read the context, stacked: [W_ih[:, E:E+2H] (first layer); W_r[:, D:D+2H]]
-  /// in Bahdanau style, W_r[:, :2H] in Luong style; [P, 2H].
+  /// The weight blocks W_c that read the context, each [rows, 2H]: W_ih[:, E:E+2H] of the first
+  /// layer and W_r[:, D:D+2H] in Bahdanau style, W_r[:, :2H] in Luong style. state.projected holds
+  /// their products with the memory side by side (P = the sum of their rows).
   std::vector<at::Tensor> context_blocks() const;
   /// step() in inference: the context blocks applied through state.projected.
   DecoderStep projected_step(const at::Tensor& terms, const DecoderState& state);

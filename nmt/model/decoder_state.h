@@ -20,7 +20,8 @@ struct DecoderState {
                            //                      undefined for Bahdanau-style decoders
   at::Tensor projected;    // [sources, src_len, P] inference on the CPU only: W_c h_j for the weight
                            //   blocks W_c that a step applies to the context c_t, so that W_c c_t =
-                           //   sum_j a_tj (W_c h_j) (docs/model.md, "Inference"); undefined otherwise
+                           //   sum_j a_tj (W_c h_j) (docs/model.md, "Inference"); undefined otherwise.
+                           //   Like keys, made by encode() from the parameters of that moment
 
   /// Rows `indices` [n] (int64, any order, repeats allowed): reorders beams or expands a batch.
   /// Memory, keys and projections are not copied (they are the same for all beams of a sentence

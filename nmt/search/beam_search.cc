@@ -84,7 +84,7 @@ class BeamSearch {
 
 // Per sentence, the top min(2k, live_i * V) of its live_i * V candidates (its rows are adjacent),
 // best first, equal values in index order: what the sentence alone gives, whatever else is in
-// the batch. On the CPU one pass per sentence (top_of_row); elsewhere at::topk, with sentences
+// the batch. On the CPU one pass per sentence (top_of_rows); elsewhere at::topk, with sentences
 // of the same live count sharing one call over rows of exactly that width.
 std::vector<Ranked> BeamSearch::top_candidates(const at::Tensor& candidates) const {
   TORCH_CHECK(candidates.size(1) == vocab_, "beam_search: the model's log-probabilities have ", candidates.size(1),

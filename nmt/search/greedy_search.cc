@@ -17,8 +17,9 @@ namespace {
 
 // Each row's best token and its score r + log p in float, equal scores in index order, as beam
 // search with k = 1 takes the first of its top 2 (a row whose every token is forbidden: -inf).
-// offset (r [rows]) undefined: `scores` already hold r + log p. CPU float: one pass per row
-// (top_candidates.h), no [rows, V] sum or sort; other devices: at::topk.
+// offset (r [rows]) undefined: `scores` already hold r + log p. CPU: one pass per row over float
+// values (top_candidates.h; NaN never ranks), no [rows, V] sum or sort, as beam search ranks on the
+// CPU for every dtype; other devices: at::topk.
 struct BestTokens {
   std::vector<float> scores;
   std::vector<std::int64_t> ids;
@@ -28,8 +29,8 @@ BestTokens best_tokens(const at::Tensor& scores, const at::Tensor& offset) {
   const std::int64_t rows = scores.size(0), vocab = scores.size(1);
   BestTokens best{std::vector<float>(static_cast<std::size_t>(rows), -std::numeric_limits<float>::infinity()),
                   std::vector<std::int64_t>(static_cast<std::size_t>(rows), 0)};
-  if (scores.is_cpu() && scores.scalar_type() == at::kFloat) {
-    const at::Tensor values = scores.contiguous();
+  if (scores.is_cpu()) {
+    const at::Tensor values = scores.to(at::kFloat).contiguous();
     const at::Tensor r = offset.defined() ? offset.to(at::kCPU).contiguous() : at::zeros({rows}, at::kFloat);
     for (std::int64_t i = 0; i < rows; ++i) {
       const Ranked top = top_of_rows(values.data_ptr<float>() + i * vocab, r.data_ptr<float>() + i, 1, vocab, 1);
@@ -91,7 +92,7 @@ std::vector<Hypothesis> greedy_search(IncrementalDecoder& model, const at::Tenso
       const auto row = static_cast<std::size_t>(active[r]);
       Hypothesis& h = hypotheses[row];
       const float score = best.scores[r];
-      if (std::isinf(score)) continue;  // the constraints forbid every token: stop, unfinished
+      if (std::isinf(score)) continue;  // the constraints forbid every token (or all are NaN): stop, unfinished
       const auto id = static_cast<int>(best.ids[r]);
       h.log_prob = score;
       if (options.keep_attention) attention[row].push_back(step_attention[static_cast<std::int64_t>(r)]);

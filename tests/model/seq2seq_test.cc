@@ -5,7 +5,9 @@
 #include <torch/nn/functional/loss.h>
 #include <torch/optim/adam.h>
 
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include "nmt/core/error.h"
 #include "nmt/data/tokenizer.h"
@@ -73,8 +75,9 @@ TEST_P(EveryArchitecture, SteppingReproducesTeacherForcing) {
 
 // In inference a step looks what depends only on the previous token up in a table of every target
 // word (Seq2SeqImpl::embedding_term_table) and reads the context through projections of the memory
-// (DecoderImpl::projected_step): the training-mode step's function to float rounding. A parameter
-// changed in place (as an optimizer step changes it) makes it rebuild the table.
+// (DecoderImpl::projected_step): the training-mode step's function to float rounding. Each
+// parameter the table reads, changed in place alone (as an optimizer step changes it), makes it
+// rebuild: a stale table would leave the inference step behind the training-mode one.
 TEST_P(EveryArchitecture, InferenceStepMatchesTrainingStepAndFollowsParameterUpdates) {
   const ModelConfig c = config();  // dropout 0: training mode computes the same function
   at::manual_seed(1);
@@ -88,20 +91,71 @@ TEST_P(EveryArchitecture, InferenceStepMatchesTrainingStepAndFollowsParameterUpd
     for (std::int64_t t = 0; t < 2; ++t) state = model->step(state, batch.target_in.select(1, t)).state;
     return model->step(state, batch.target_in.select(1, 2));
   };
-  const auto expect_close = [](const StepOutput& a, const StepOutput& b) {
-    EXPECT_TRUE(at::allclose(a.log_probs, b.log_probs, 1e-5, 1e-6));
-    EXPECT_TRUE(at::allclose(a.attention, b.attention, 1e-5, 1e-6));
-    EXPECT_TRUE(at::allclose(a.state.hidden, b.state.hidden, 1e-5, 1e-6));
+  const auto expect_close = [](const StepOutput& a, const StepOutput& b, const std::string& what) {
+    EXPECT_TRUE(at::allclose(a.log_probs, b.log_probs, 1e-5, 1e-6)) << what;
+    EXPECT_TRUE(at::allclose(a.attention, b.attention, 1e-5, 1e-6)) << what;
+    EXPECT_TRUE(at::allclose(a.state.hidden, b.state.hidden, 1e-5, 1e-6)) << what;
   };
-  const StepOutput inference = step_in(false);
-  expect_close(inference, step_in(true));
+  StepOutput before = step_in(false);
+  expect_close(before, step_in(true), "initial parameters");
 
+  std::vector<std::string> read = {"target_embedding.weight", "decoder.rnn.weight_ih_l0", "decoder.rnn.bias_ih_l0"};
+  if (c.decoder_style == DecoderStyle::bahdanau) {
+    read.insert(read.end(), {"decoder.readout.weight", "decoder.readout.bias"});  // the readout's e term
+  }
   auto parameters = model->named_parameters();
-  parameters["decoder.rnn.weight_ih_l0"].mul_(1.5);
-  if (c.decoder_style == DecoderStyle::bahdanau) parameters["decoder.readout.bias"].add_(0.5);  // a table column too
-  const StepOutput updated = step_in(false);
-  EXPECT_FALSE(at::allclose(updated.state.hidden, inference.state.hidden, 1e-3, 1e-3)) << "the update did nothing";
-  expect_close(updated, step_in(true));  // a stale table would leave the inference step behind
+  for (const std::string& name : read) {
+    parameters[name].add_(0.25);
+    const StepOutput updated = step_in(false);
+    EXPECT_FALSE(at::equal(updated.log_probs, before.log_probs)) << name << ": the update did nothing";
+    expect_close(updated, step_in(true), name);
+    before = updated;
+  }
+}
+
+// The projected step with a tied output layer (R = E, not D) and rows that beam search reordered
+// and repeated (DecoderState::select: projections read through source_rows).
+TEST(Seq2Seq, InferenceStepWithTiedOutputAndReorderedRows) {
+  for (const DecoderStyle style : {DecoderStyle::bahdanau, DecoderStyle::luong}) {
+    ModelConfig c = test::tiny_config(AttentionType::concat, style, 2);
+    c.tie_output_embedding = true;
+    at::manual_seed(9);
+    Seq2Seq model(c);
+    const Batch batch = test::varied_batch(c);
+    const at::Tensor order = at::tensor({2, 0, 0, 4, 1}, at::kLong);
+    c10::NoGradGuard no_grad;
+    const auto run = [&](bool training) {
+      model->train(training);
+      DecoderState state = model->encode(batch.source, batch.source_lengths);
+      state = model->step(state, batch.target_in.select(1, 0)).state.select(order);
+      return model->step(state, batch.target_in.select(1, 1).index_select(0, order));
+    };
+    const StepOutput inference = run(false), training = run(true);
+    EXPECT_TRUE(at::allclose(inference.log_probs, training.log_probs, 1e-5, 1e-6)) << to_string(style);
+    EXPECT_TRUE(at::allclose(inference.state.hidden, training.state.hidden, 1e-5, 1e-6)) << to_string(style);
+    EXPECT_TRUE(at::equal(inference.log_probs[1], inference.log_probs[2])) << "a repeated row";
+  }
+}
+
+// A state encoded for inference but stepped with autograd on takes the equations as written (the
+// memory is in the state too) instead of the inference kernels, which refuse gradients.
+TEST(Seq2Seq, InferenceStateSteppedWithGradientsFallsBackToTheEquations) {
+  const ModelConfig c = test::tiny_config(AttentionType::bahdanau, DecoderStyle::bahdanau);
+  at::manual_seed(10);
+  Seq2Seq model(c);
+  model->eval();
+  const Batch batch = test::varied_batch(c);
+  DecoderState state;
+  StepOutput without;
+  {
+    c10::NoGradGuard no_grad;
+    state = model->encode(batch.source, batch.source_lengths);
+    without = model->step(state, batch.target_in.select(1, 0));
+  }
+  ASSERT_TRUE(state.projected.defined());
+  const StepOutput with = model->step(state, batch.target_in.select(1, 0));
+  EXPECT_TRUE(with.log_probs.requires_grad());
+  EXPECT_TRUE(at::allclose(with.log_probs.detach(), without.log_probs, 1e-5, 1e-6));
 }
 
 TEST_P(EveryArchitecture, PaddingNeverChangesARealSentence) {
