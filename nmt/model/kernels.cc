@@ -19,21 +19,30 @@ namespace {
 #define NMT_ALWAYS_INLINE inline
 #endif
 
-// exp(y) for y <= 0 in float, branch-free so that loops over it vectorise: 2^n exp(r) with
-// n = round(y / ln 2), |r| <= ln(2) / 2, exp(r) by its Taylor series to r^7 (relative error
-// < 6e-9 before rounding). y below -87 gives exp(-87) = 1.6e-38 (2^n would leave the normal
-// range; next to the 1 that every softmax sum holds, that is 0); NaN stays NaN. No select but the
-// NaN one: GCC stops vectorising the callers' loops over more.
-NMT_ALWAYS_INLINE float exp_nonpositive_finite(float y) {  // y not NaN
-  const float c = y > -87.0f ? y : -87.0f;
+// 2^n exp(r) for c in [-87, 0], float, branch-free so that loops over it vectorise: n =
+// round(c / ln 2), r = c - n ln 2 (|r| <= ln(2) / 2, ln 2 in two parts), exp(r) by its Taylor
+// series to r^kDegree in Horner's order, 2^n from its exponent bits (n in [-126, 0]).
+template <int kDegree>
+NMT_ALWAYS_INLINE float exp_reduced(float c) {
+  constexpr float kInverseFactorials[] = {1.0f, 1.0f, 0.5f, 1.0f / 6, 1.0f / 24, 1.0f / 120, 1.0f / 720, 1.0f / 5040};
+  static_assert(kDegree >= 1 && kDegree <= 7, "exp_reduced: degree 1 to 7");
   const float n = static_cast<float>(static_cast<std::int32_t>(c * 1.44269504f - 0.5f));  // round(c / ln 2)
-  const float r = (c - n * 0.693145752f) - n * 1.42860677e-6f;  // c - n ln 2, ln 2 in two parts
-  const float p =
-      1.0f + r * (1.0f + r * (0.5f + r * (1.0f / 6 + r * (1.0f / 24 + r * (1.0f / 120 + r * (1.0f / 720 + r * (1.0f / 5040)))))));
-  const std::int32_t bits = (static_cast<std::int32_t>(n) + 127) << 23;  // 2^n, n in [-126, 0]
+  const float r = (c - n * 0.693145752f) - n * 1.42860677e-6f;
+  float p = kInverseFactorials[kDegree];
+#pragma GCC unroll 8
+  for (int i = kDegree - 1; i >= 0; --i) p = kInverseFactorials[i] + r * p;
+  const std::int32_t bits = (static_cast<std::int32_t>(n) + 127) << 23;  // 2^n
   float scale;
   std::memcpy(&scale, &bits, sizeof scale);
   return p * scale;
+}
+
+// exp(y) for y <= 0 in float: exp_reduced to r^7 (relative error < 6e-9 before rounding). y below
+// -87 gives exp(-87) = 1.6e-38 (2^n would leave the normal range; next to the 1 that every
+// softmax sum holds, that is 0); NaN stays NaN. No select but the NaN one: GCC stops vectorising
+// the callers' loops over more.
+NMT_ALWAYS_INLINE float exp_nonpositive_finite(float y) {  // y not NaN
+  return exp_reduced<7>(y > -87.0f ? y : -87.0f);
 }
 NMT_ALWAYS_INLINE float exp_nonpositive(float y) {
   const float result = exp_nonpositive_finite(y);
@@ -41,22 +50,15 @@ NMT_ALWAYS_INLINE float exp_nonpositive(float y) {
 }
 
 // tanh for float, branch-free: sign(x) (1 - e) / (1 + e) with e = exp(-2|x|), |x| clamped at 9
-// (where tanh rounds to 1 in float). e = 2^n exp(r) as above, exp(r) by its Taylor series to r^6:
-// 2|x| <= 18 needs no range clamp, and the dropped r^7 term (< 1.2e-7 relative) moves tanh by less
-// than 6e-8. Absolute error < 1.4e-7 over every float (checked exhaustively, with and without fma);
-// near 0 the error is absolute, not relative (tanh(1e-8) gives 0), which is what the energy's sum
-// of v_a tanh(.) needs. NaN stays NaN, +-inf give +-1. An earlier version added an odd series for
-// |x| < 0.3 and a degree-7 exp: 1.8x the time of this one (the energy is a tenth of a beam step).
+// (where tanh rounds to 1 in float). e = exp_reduced to r^6: 2|x| <= 18 needs no range clamp,
+// and the dropped r^7 term (< 1.2e-7 relative) moves tanh by less than 6e-8. Absolute error
+// < 1.4e-7 over every float (checked exhaustively, with and without fma); near 0 the error is
+// absolute, not relative (tanh(1e-8) gives 0), which is what the energy's sum of v_a tanh(.)
+// needs. NaN stays NaN, +-inf give +-1. An earlier version added an odd series for |x| < 0.3 and
+// a degree-7 exp: 1.8x the time of this one (the energy is a tenth of a beam step).
 NMT_ALWAYS_INLINE float tanh_float(float x) {
   const float ax = std::fabs(x);
-  const float y = -2.0f * (ax < 9.0f ? ax : 9.0f);  // NaN x: handled below
-  const float n = static_cast<float>(static_cast<std::int32_t>(y * 1.44269504f - 0.5f));  // round(y / ln 2)
-  const float r = (y - n * 0.693145752f) - n * 1.42860677e-6f;
-  const float p = 1.0f + r * (1.0f + r * (0.5f + r * (1.0f / 6 + r * (1.0f / 24 + r * (1.0f / 120 + r * (1.0f / 720))))));
-  const std::int32_t bits = (static_cast<std::int32_t>(n) + 127) << 23;  // 2^n, n in [-26, 0]
-  float scale;
-  std::memcpy(&scale, &bits, sizeof scale);
-  const float e = p * scale;
+  const float e = exp_reduced<6>(-2.0f * (ax < 9.0f ? ax : 9.0f));  // NaN x: handled below
   const float large = (1.0f - e) / (1.0f + e);
   const float result = x < 0.0f ? -large : large;
   return x != x ? x : result;  // NaN in, NaN out (the clamp above would turn it into 1)
