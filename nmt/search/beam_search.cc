@@ -59,10 +59,6 @@ class BeamSearch {
  private:
   std::vector<Ranked> top_candidates(const at::Tensor& candidates) const;
   std::vector<Ranked> top_candidates_of_sums(const at::Tensor& log_probs, const at::Tensor& log_prob) const;
-  /// Whether min_length or no_repeat_ngram can forbid a token at step t.
-  bool constrained(std::int64_t t) const {
-    return t < options_.min_length || (options_.no_repeat_ngram > 0 && t >= options_.no_repeat_ngram);
-  }
   std::vector<Extension> walk(std::size_t sentence, const Ranked& ranked, std::int64_t offset, std::int64_t step,
                               std::vector<Final>& finals) const;
   void score(std::vector<Final>& finals, const at::Tensor& coverage) const;
@@ -263,7 +259,7 @@ std::vector<std::vector<Hypothesis>> BeamSearch::run(const at::Tensor& source, c
   for (std::int64_t t = 0; !active_.empty(); ++t) {
     StepOutput out = model_.step(state, previous);
     std::vector<Ranked> ranked;
-    if (constrained(t) || !out.log_probs.is_cpu() || out.log_probs.scalar_type() != at::kFloat) {
+    if (constraints_apply(t, options_) || !out.log_probs.is_cpu() || out.log_probs.scalar_type() != at::kFloat) {
       at::Tensor candidates = (log_prob.unsqueeze(1) + out.log_probs.to(at::kFloat)).contiguous();  // [rows, V]
       std::vector<const std::vector<int>*> histories;
       for (const std::size_t a : active_) {

@@ -74,7 +74,7 @@ std::vector<Hypothesis> greedy_search(IncrementalDecoder& model, const at::Tenso
   for (std::int64_t t = 0; !active.empty(); ++t) {
     StepOutput out = model.step(state, previous);
     BestTokens best;
-    if (t < options.min_length || (options.no_repeat_ngram > 0 && t >= options.no_repeat_ngram)) {
+    if (constraints_apply(t, options)) {
       // r + log p in float32, as beam search adds them, so that beam 1 reproduces greedy bit for bit.
       at::Tensor candidates = log_prob.unsqueeze(1) + out.log_probs.to(at::kFloat);  // [rows, V]
       std::vector<const std::vector<int>*> histories;

@@ -52,6 +52,10 @@ std::vector<int> repeated_ngram_tokens(const std::vector<int>& tokens, std::int6
   return out;
 }
 
+bool constraints_apply(std::int64_t held, const SearchOptions& options) {
+  return held < options.min_length || (options.no_repeat_ngram > 0 && held >= options.no_repeat_ngram);
+}
+
 void apply_constraints(at::Tensor& scores, const std::vector<const std::vector<int>*>& histories,
                        std::int64_t held, const SearchOptions& options) {
   constexpr float kNegInf = -std::numeric_limits<float>::infinity();

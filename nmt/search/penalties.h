@@ -33,6 +33,11 @@ double final_score(float log_prob, std::int64_t length, const float* coverage, s
 /// (n = 1: every token already there). Sorted, unique; EOS never (ending is always allowed).
 std::vector<int> repeated_ngram_tokens(const std::vector<int>& tokens, std::int64_t n);
 
+/// Whether apply_constraints can forbid anything for hypotheses holding `held` tokens: EOS while
+/// held < min_length, repeated n-grams once held >= no_repeat_ngram > 0. When false, search may
+/// rank r + log p without writing the sums out.
+bool constraints_apply(std::int64_t held, const SearchOptions& options);
+
 /// Sets to -inf, in scores [rows, V], what the options forbid for the hypotheses whose tokens are
 /// histories[row] (all of them hold `held` tokens): EOS while held < min_length, and the tokens
 /// repeated_ngram_tokens() names when no_repeat_ngram > 0. Scores may live on any device.

@@ -33,8 +33,9 @@ float max_of_sums(const float* values, float r, std::int64_t n) {
 }  // namespace
 
 // Each value is compared with the worst of the current best and the few that beat it are inserted:
-// no [rows, V] sum written, nothing sorted but the `count` kept. A block of values whose largest sum cannot beat the
-// worst kept one is passed over after one vectorised look (most blocks, once the list is full).
+// no [rows, V] sum written, nothing sorted but the `count` kept. A block of values whose largest
+// sum cannot beat the worst kept one is passed over after one vectorised look (most blocks, once
+// the list is full).
 Ranked top_of_rows(const float* log_probs, const float* offset, std::int64_t rows, std::int64_t vocab,
                    std::int64_t count) {
   constexpr std::int64_t kBlock = 128;

@@ -84,6 +84,36 @@ TEST(ApplyConstraints, BlocksEarlyEosAndRepeatedNgrams) {
   EXPECT_TRUE(at::equal(untouched, at::zeros({2, 8})));
 }
 
+// constraints_apply is what lets search skip apply_constraints: wherever it says false, applying
+// them must forbid nothing, for any history. It turns true at the first step that can forbid.
+TEST(ConstraintsApply, IsFalseOnlyWhereApplyConstraintsCannotForbid) {
+  const std::vector<std::vector<int>> sources = {{5, 6, 5, 6, 5, 6}, {7, 7, 7, 7, 7, 7}, {4, 5, 6, 7, 8, 9}};
+  for (const std::int64_t min_length : {0, 3}) {
+    for (const std::int64_t ngram : {0, 1, 2, 4}) {
+      SearchOptions options;
+      options.min_length = min_length;
+      options.no_repeat_ngram = ngram;
+      for (std::int64_t held = 0; held <= 6; ++held) {
+        for (const auto& source : sources) {
+          const std::vector<int> history(source.begin(), source.begin() + held);
+          at::Tensor scores = at::zeros({1, 10});
+          apply_constraints(scores, {&history}, held, options);
+          if (at::isinf(scores).any().item<bool>()) {
+            EXPECT_TRUE(constraints_apply(held, options))
+                << "min_length " << min_length << ", ngram " << ngram << ", held " << held;
+          }
+        }
+      }
+    }
+  }
+  SearchOptions options;
+  options.min_length = 2;
+  options.no_repeat_ngram = 3;
+  EXPECT_TRUE(constraints_apply(1, options));   // EOS forbidden
+  EXPECT_FALSE(constraints_apply(2, options));  // no n-gram of 3 can repeat in 2 tokens
+  EXPECT_TRUE(constraints_apply(3, options));   // {7, 7, 7} + 7 would
+}
+
 TEST(SearchOptions, NameTheOptionInErrors) {
   const auto with = [](auto change) {
     SearchOptions options;
