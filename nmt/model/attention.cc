@@ -49,7 +49,7 @@ at::Tensor AttentionImpl::weights(const at::Tensor& query, const at::Tensor& key
                                   const at::Tensor& source_rows) {
   TORCH_CHECK(query.dim() == 2 && mask.dim() == 2, "attention: query must be [batch, D] and mask [batch, src_len]");
   // -inf at padding before the softmax makes padded weights exactly zero (exp(-inf) = 0).
-  return score(query, keys, source_rows, mask).softmax(/*dim=*/-1);
+  return softmax_last(score(query, keys, source_rows, mask));
 }
 
 BahdanauAttention::BahdanauAttention(std::int64_t query_size, std::int64_t memory_size, std::int64_t attention_size) {

@@ -33,7 +33,7 @@ DecoderState DecoderImpl::initial_state(const EncoderOutput& encoded, const at::
     // h_n holds [layer0 fwd, layer0 bwd, layer1 fwd, ...]: the top layer is the last two.
     const std::int64_t n = encoded.final_states.size(0);
     const at::Tensor top = at::cat({encoded.final_states[n - 2], encoded.final_states[n - 1]}, /*dim=*/-1);
-    state.hidden = at::tanh(stable_linear(top, bridge_->weight, bridge_->bias)).unsqueeze(0).repeat({config_.decoder_layers, 1, 1}).contiguous();
+    state.hidden = tanh_rows(stable_linear(top, bridge_->weight, bridge_->bias)).unsqueeze(0).repeat({config_.decoder_layers, 1, 1}).contiguous();
   } else {
     state.hidden = at::zeros({config_.decoder_layers, batch, config_.decoder_hidden_size},
                              encoded.memory.options());
@@ -119,11 +119,11 @@ at::Tensor DecoderImpl::recur(const at::Tensor& first_input_gates, const at::Ten
 }
 
 at::Tensor DecoderImpl::bahdanau_readout(const at::Tensor& s, const at::Tensor& context, const at::Tensor& embedded) {
-  return at::tanh(stable_linear(at::cat({s, context, embedded}, -1), readout_->weight, readout_->bias));
+  return tanh_rows(stable_linear(at::cat({s, context, embedded}, -1), readout_->weight, readout_->bias));
 }
 
 at::Tensor DecoderImpl::luong_readout(const at::Tensor& context, const at::Tensor& s) {
-  return at::tanh(stable_linear(at::cat({context, s}, -1), readout_->weight, readout_->bias));
+  return tanh_rows(stable_linear(at::cat({context, s}, -1), readout_->weight, readout_->bias));
 }
 
 DecoderStep DecoderImpl::step(const at::Tensor& embedded, const DecoderState& state, const at::Tensor& terms) {
@@ -169,14 +169,14 @@ DecoderStep DecoderImpl::projected_step(const at::Tensor& terms, const DecoderSt
     const at::Tensor p = weighted_context(out.attention, state.projected, state.source_rows);  // [batch, 3D + R]
     out.state.hidden = recur(terms.narrow(1, 0, G) + p.narrow(1, 0, G), state.hidden);
     const at::Tensor s = out.state.hidden[-1];
-    out.readout = at::tanh(stable_linear(s, readout_->weight.slice(/*dim=*/1, 0, D)) + terms.narrow(1, G, terms.size(1) - G) +
+    out.readout = tanh_rows(stable_linear(s, readout_->weight.slice(/*dim=*/1, 0, D)) + terms.narrow(1, G, terms.size(1) - G) +
                            p.narrow(1, G, p.size(1) - G));
   } else {
     out.state.hidden = recur(terms + other_input_gates(state.feed), state.hidden);
     const at::Tensor s = out.state.hidden[-1];
     out.attention = attention_->weights(s, state.keys, state.mask, state.source_rows);
     const at::Tensor p = weighted_context(out.attention, state.projected, state.source_rows);  // [batch, R]
-    out.readout = at::tanh(p + stable_linear(s, readout_->weight.slice(/*dim=*/1, H2), readout_->bias));
+    out.readout = tanh_rows(p + stable_linear(s, readout_->weight.slice(/*dim=*/1, H2), readout_->bias));
     out.state.feed = out.readout;
   }
   return out;

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <limits>
 
+#include "nmt/core/torch_compat.h"
+
 namespace nmt {
 namespace {
 
@@ -64,8 +66,19 @@ NMT_ALWAYS_INLINE float tanh_float(float x) {
   return x != x ? x : result;  // NaN in, NaN out (the clamp above would turn it into 1)
 }
 
+// sigmoid for float, branch-free: with e = exp(-|x|) in (0, 1], 1 / (1 + e) for x >= 0 and
+// e / (1 + e) below. Relative error < 2e-7 (the exp's and two roundings); NaN stays NaN; beyond
+// |x| = 87 the exp's clamp gives sigmoid(-x) = 1.6e-38 instead of less, which nothing notices.
+NMT_ALWAYS_INLINE float sigmoid_float(float x) {
+  const float e = exp_nonpositive(-std::fabs(x));
+  const float inverse = 1.0f / (1.0f + e);
+  return x >= 0.0f ? inverse : e * inverse;  // NaN: e * inverse is NaN
+}
+
 NMT_ALWAYS_INLINE double tanh_of(double x) { return std::tanh(x); }
 NMT_ALWAYS_INLINE float tanh_of(float x) { return tanh_float(x); }
+NMT_ALWAYS_INLINE double sigmoid_of(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+NMT_ALWAYS_INLINE float sigmoid_of(float x) { return sigmoid_float(x); }
 NMT_ALWAYS_INLINE double exp_of_finite_nonpositive(double y) { return std::exp(y); }
 NMT_ALWAYS_INLINE float exp_of_finite_nonpositive(float y) { return exp_nonpositive_finite(y); }
 
@@ -223,6 +236,57 @@ NMT_ALWAYS_INLINE void log_softmax_row(T* x, std::int64_t size) {
   for (i = 0; i < size; ++i) x[i] -= normaliser;
 }
 
+// PyTorch's GRU cell on one row: r = sigmoid(i_r + g_r), z = sigmoid(i_z + g_z),
+// n = tanh(i_n + r g_n), h' = (h - n) z + n, with i = [i_r; i_z; i_n] and g alike ([3D] each).
+// Elementwise: every element takes the same formula whatever its row or the row count.
+template <typename T>
+NMT_ALWAYS_INLINE void gru_cell_row(const T* i, const T* g, const T* h, T* out, std::int64_t size) {
+  for (std::int64_t a = 0; a < size; ++a) {
+    const T r = sigmoid_of(i[a] + g[a]);
+    const T z = sigmoid_of(i[size + a] + g[size + a]);
+    const T n = tanh_of(i[2 * size + a] + r * g[2 * size + a]);
+    out[a] = (h[a] - n) * z + n;
+  }
+}
+
+template <typename T>
+NMT_ALWAYS_INLINE void tanh_row(const T* x, T* y, std::int64_t size) {
+  for (std::int64_t a = 0; a < size; ++a) y[a] = tanh_of(x[a]);
+}
+
+// Masked softmax of one row: y_j = exp(x_j - m) / sum_j' exp(x_j' - m), m = max_j x_j, with
+// exp(-inf) = 0 exactly (masked positions). The sum runs in kLanes partial sums by position
+// (lane j mod kLanes), then the lanes in order, with no separate tail: a row padded with more -inf
+// positions adds only exact zeros, so a sentence gets the same weights whatever its batch's padded
+// width. NaN or +inf anywhere gives NaN everywhere, as ATen's softmax does.
+template <typename T>
+NMT_ALWAYS_INLINE void softmax_row(const T* x, T* y, std::int64_t size) {
+  constexpr T kMinusInfinity = -std::numeric_limits<T>::infinity();
+  T max = kMinusInfinity;
+  bool nan = false;
+  for (std::int64_t j = 0; j < size; ++j) {
+    max = x[j] > max ? x[j] : max;
+    nan = nan || x[j] != x[j];
+  }
+  if (nan || max == -kMinusInfinity) {  // +inf: inf - inf is NaN in ATen too
+    for (std::int64_t j = 0; j < size; ++j) y[j] = std::numeric_limits<T>::quiet_NaN();
+    return;
+  }
+  T lanes[kLanes] = {};
+  for (std::int64_t j = 0; j < size; j += kLanes) {
+    const std::int64_t count = size - j < kLanes ? size - j : kLanes;
+    for (std::int64_t l = 0; l < count; ++l) {
+      const T value = x[j + l];
+      y[j + l] = value == kMinusInfinity ? T(0) : exp_of_finite_nonpositive(value - max);
+      lanes[l] += y[j + l];
+    }
+  }
+  T sum = 0;
+  for (std::int64_t l = 0; l < kLanes; ++l) sum += lanes[l];
+  const T inverse = T(1) / sum;  // every position masked: 1 / 0, and 0 * inf = NaN as in ATen
+  for (std::int64_t j = 0; j < size; ++j) y[j] *= inverse;
+}
+
 // The float kernels are compiled three times, for AVX-512, AVX2 + FMA and the x86-64 baseline, and
 // the best one the CPU supports is chosen once at run time (the library itself is built for the
 // baseline, so that it runs everywhere). Other architectures get the portable build only.
@@ -233,6 +297,9 @@ struct FloatKernels {
   void (*dot)(const float*, const float*, float*, std::int64_t, std::int64_t);
   void (*context)(const float*, const float*, float*, std::int64_t, std::int64_t);
   void (*log_softmax)(float*, std::int64_t);
+  void (*gru_cell)(const float*, const float*, const float*, float*, std::int64_t);
+  void (*tanh)(const float*, float*, std::int64_t);
+  void (*softmax)(const float*, float*, std::int64_t);
 };
 
 #define NMT_FLOAT_KERNELS(suffix, attribute)                                                                    \
@@ -254,7 +321,12 @@ struct FloatKernels {
   attribute void context_##suffix(const float* w, const float* m, float* c, std::int64_t s, std::int64_t n) {  \
     context_rows<float>(w, m, c, s, n);                                                                         \
   }                                                                                                             \
-  attribute void log_softmax_##suffix(float* x, std::int64_t n) { log_softmax_row<float>(x, n); }
+  attribute void log_softmax_##suffix(float* x, std::int64_t n) { log_softmax_row<float>(x, n); }              \
+  attribute void gru_cell_##suffix(const float* i, const float* g, const float* h, float* out, std::int64_t n) { \
+    gru_cell_row<float>(i, g, h, out, n);                                                                       \
+  }                                                                                                             \
+  attribute void tanh_##suffix(const float* x, float* y, std::int64_t n) { tanh_row<float>(x, y, n); }          \
+  attribute void softmax_##suffix(const float* x, float* y, std::int64_t n) { softmax_row<float>(x, y, n); }
 
 NMT_FLOAT_KERNELS(portable, )
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
@@ -268,14 +340,15 @@ const FloatKernels& float_kernels() {
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f")) {
       return FloatKernels{forward_avx512, forward_keep_avx512, backward_avx512, dot_avx512, context_avx512,
-                          log_softmax_avx512};
+                          log_softmax_avx512, gru_cell_avx512, tanh_avx512, softmax_avx512};
     }
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-      return FloatKernels{forward_avx2, forward_keep_avx2, backward_avx2, dot_avx2, context_avx2, log_softmax_avx2};
+      return FloatKernels{forward_avx2, forward_keep_avx2, backward_avx2, dot_avx2, context_avx2, log_softmax_avx2,
+                          gru_cell_avx2, tanh_avx2, softmax_avx2};
     }
 #endif
     return FloatKernels{forward_portable, forward_keep_portable, backward_portable, dot_portable, context_portable,
-                       log_softmax_portable};
+                       log_softmax_portable, gru_cell_portable, tanh_portable, softmax_portable};
   }();
   return kernels;
 }
@@ -308,6 +381,16 @@ void context_sentence(const double* w, const double* m, double* c, std::int64_t 
 }
 void log_softmax_sentence(float* x, std::int64_t size) { float_kernels().log_softmax(x, size); }
 void log_softmax_sentence(double* x, std::int64_t size) { log_softmax_row<double>(x, size); }
+void gru_cell_sentence(const float* i, const float* g, const float* h, float* out, std::int64_t size) {
+  float_kernels().gru_cell(i, g, h, out, size);
+}
+void gru_cell_sentence(const double* i, const double* g, const double* h, double* out, std::int64_t size) {
+  gru_cell_row<double>(i, g, h, out, size);
+}
+void tanh_sentence(const float* x, float* y, std::int64_t size) { float_kernels().tanh(x, y, size); }
+void tanh_sentence(const double* x, double* y, std::int64_t size) { tanh_row<double>(x, y, size); }
+void softmax_sentence(const float* x, float* y, std::int64_t size) { float_kernels().softmax(x, y, size); }
+void softmax_sentence(const double* x, double* y, std::int64_t size) { softmax_row<double>(x, y, size); }
 void backward_sentence(const float* t, const float* g, const float* v, float* dq, float* dk, float* dv,
                        std::int64_t src_len, std::int64_t size) {
   float_kernels().backward(t, g, v, dq, dk, dv, src_len, size);
@@ -436,6 +519,7 @@ class AdditiveEnergyFunction : public torch::autograd::Function<AdditiveEnergyFu
 }  // namespace
 
 float fast_tanh(float x) { return tanh_float(x); }
+float fast_sigmoid(float x) { return sigmoid_float(x); }
 float fast_exp_nonpositive(float y) { return exp_nonpositive(y); }
 
 at::Tensor additive_energy_reference(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& v) {
@@ -460,7 +544,7 @@ at::Tensor additive_energy(const at::Tensor& query, const at::Tensor& keys, cons
     TORCH_CHECK(per_row.size(0) == query.size(0), "additive_energy: ", query.size(0), " query rows but ",
                 per_row.size(0), " key rows");
     if (!has_kernel(query, per_row, v)) return masked(additive_energy_reference(query, per_row, v));
-    return masked(AdditiveEnergyFunction::apply(query, per_row, v));
+    return masked(apply_autograd_function<AdditiveEnergyFunction>(query, per_row, v));
   }
   const std::int64_t* index = row_index(rows, query.size(0), keys.size(0), "additive_energy");
   const at::Tensor q = query.contiguous(), k = keys.contiguous(), w = v.contiguous();
@@ -523,6 +607,62 @@ at::Tensor weighted_context(const at::Tensor& weights, const at::Tensor& memory,
     });
   });
   return c;
+}
+
+at::Tensor gru_cell_rows(const at::Tensor& input_gates, const at::Tensor& hidden_gates, const at::Tensor& h) {
+  TORCH_CHECK(input_gates.dim() == 2 && h.dim() == 2 && hidden_gates.sizes() == input_gates.sizes() &&
+                  input_gates.size(0) == h.size(0) && input_gates.size(1) == 3 * h.size(1),
+              "gru_cell_rows: expected gates [rows, 3D] and h [rows, D], got ", input_gates.sizes(), ", ",
+              hidden_gates.sizes(), " and ", h.sizes());
+  TORCH_CHECK(inference_kernels_apply(input_gates, hidden_gates) && inference_kernels_apply(input_gates, h),
+              "gru_cell_rows: CPU float or double tensors of one type without autograd only");
+  // Rows may be strided (a time step of [batch, steps, 3D]); each row itself must be contiguous.
+  const auto row_major = [](const at::Tensor& t) { return t.stride(1) == 1 ? t : t.contiguous(); };
+  const at::Tensor i = row_major(input_gates), g = row_major(hidden_gates), previous = row_major(h);
+  const std::int64_t rows = h.size(0), size = h.size(1);
+  at::Tensor out = at::empty({rows, size}, h.options());
+  AT_DISPATCH_FLOATING_TYPES(h.scalar_type(), "gru_cell_rows", [&] {
+    const scalar_t* ip = i.data_ptr<scalar_t>();
+    const scalar_t* gp = g.data_ptr<scalar_t>();
+    const scalar_t* hp = previous.data_ptr<scalar_t>();
+    scalar_t* op = out.data_ptr<scalar_t>();
+    at::parallel_for(0, rows, 1, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t r = begin; r < end; ++r) {
+        gru_cell_sentence(ip + r * i.stride(0), gp + r * g.stride(0), hp + r * previous.stride(0), op + r * size, size);
+      }
+    });
+  });
+  return out;
+}
+
+at::Tensor tanh_rows(const at::Tensor& x) {
+  if (!inference_kernels_apply(x, at::Tensor()) || x.dim() == 0) return at::tanh(x);
+  const at::Tensor in = x.contiguous();
+  const std::int64_t size = in.size(-1), rows = size == 0 ? 0 : in.numel() / size;
+  at::Tensor out = at::empty_like(in);
+  AT_DISPATCH_FLOATING_TYPES(in.scalar_type(), "tanh_rows", [&] {
+    const scalar_t* xp = in.data_ptr<scalar_t>();
+    scalar_t* yp = out.data_ptr<scalar_t>();
+    at::parallel_for(0, rows, 1, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t r = begin; r < end; ++r) tanh_sentence(xp + r * size, yp + r * size, size);
+    });
+  });
+  return out;
+}
+
+at::Tensor softmax_last(const at::Tensor& scores) {
+  if (!inference_kernels_apply(scores, at::Tensor()) || scores.dim() == 0) return scores.softmax(/*dim=*/-1);
+  const at::Tensor in = scores.contiguous();
+  const std::int64_t size = in.size(-1), rows = size == 0 ? 0 : in.numel() / size;
+  at::Tensor out = at::empty_like(in);
+  AT_DISPATCH_FLOATING_TYPES(in.scalar_type(), "softmax_last", [&] {
+    const scalar_t* xp = in.data_ptr<scalar_t>();
+    scalar_t* yp = out.data_ptr<scalar_t>();
+    at::parallel_for(0, rows, 1, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t r = begin; r < end; ++r) softmax_sentence(xp + r * size, yp + r * size, size);
+    });
+  });
+  return out;
 }
 
 at::Tensor log_softmax_last(at::Tensor logits) {

@@ -56,11 +56,32 @@ at::Tensor weighted_context(const at::Tensor& weights, const at::Tensor& memory,
 /// took 3-5 ns per element here (its exp dominates), a sixth of a beam search step.
 at::Tensor log_softmax_last(at::Tensor logits);
 
+// Elementwise inference kernels. ATen's vectorised sigmoid (LibTorch 2.6) gives an element other
+// bits in its loop's scalar tail than in its vector body, and whether an element falls in the tail
+// depends on how many rows the tensor has: a sentence's encoder states changed with its batch. These
+// compute every element with one formula whatever the row count, so results stay batch invariant
+// on any LibTorch and CPU (docs/search.md, "Batch invariance").
+
+/// PyTorch's GRU cell (gru_cell.h) with the kernels' sigmoid and tanh: input_gates, hidden_gates
+/// [R, 3D] (rows may be strided, each row contiguous), h [R, D] -> h' [R, D]. Inference only.
+at::Tensor gru_cell_rows(const at::Tensor& input_gates, const at::Tensor& hidden_gates, const at::Tensor& h);
+
+/// tanh of every element, each row of the last dimension alone, when the inference kernels apply;
+/// else at::tanh.
+at::Tensor tanh_rows(const at::Tensor& x);
+
+/// softmax over the last dimension when the inference kernels apply, else ATen's. -inf (masked
+/// positions) gives exactly 0, and a row's weights do not depend on how much -inf padding follows.
+at::Tensor softmax_last(const at::Tensor& scores);
+
 /// The kernels' exp for y <= 0 in float: relative error < 3e-7 (tested against std::exp).
 float fast_exp_nonpositive(float y);
 
 /// The kernels' tanh for float: |error| < 1.4e-7 (tested against std::tanh), exposed for that test.
 /// Written so that compilers vectorise loops over it.
 float fast_tanh(float x);
+
+/// The kernels' sigmoid for float: relative error < 2e-7 (tested against 1 / (1 + exp(-x))).
+float fast_sigmoid(float x);
 
 }  // namespace nmt

@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <torch/autograd.h>
 
+#include "nmt/core/torch_compat.h"
 #include "nmt/data/tokenizer.h"
 
 namespace nmt {
@@ -66,7 +67,7 @@ LossSums label_smoothed_cross_entropy(const at::Tensor& logits, const at::Tensor
   TORCH_CHECK(smoothing >= 0.0 && smoothing < 1.0, "loss: smoothing must be in [0, 1)");
   TORCH_CHECK(smoothing == 0.0 || logits.size(1) > 2, "loss: smoothing needs more than two classes");
   at::Tensor nll;
-  const at::Tensor per_token = SmoothedCrossEntropy::apply(logits, labels, smoothing, &nll);
+  const at::Tensor per_token = apply_autograd_function<SmoothedCrossEntropy>(logits, labels, smoothing, &nll);
   LossSums sums;
   sums.loss = per_token.sum();
   sums.nll = nll.sum();

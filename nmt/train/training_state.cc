@@ -1,11 +1,14 @@
 #include "nmt/train/training_state.h"
 
-#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Context.h>
+#include <torch/cuda.h>
 #include <torch/serialize/input-archive.h>
 #include <torch/serialize/output-archive.h>
 
 #include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "nmt/core/error.h"
 #include "nmt/core/file_io.h"
@@ -37,6 +40,22 @@ std::string read_string(torch::serialize::InputArchive& archive, const char* key
   return value.toStringRef();
 }
 
+/// The default generator of every device whose random state a checkpoint keeps: the CPU's, then
+/// each CUDA device's, keyed by its archive name. Context::defaultGenerator(Device) exists in
+/// LibTorch 1.13 and 2.x alike (the CUDA hooks' getDefaultCUDAGenerator does not in 2.x).
+std::vector<std::pair<std::string, at::Generator>> default_generators() {
+  std::vector<std::pair<std::string, at::Generator>> generators{
+      {"cpu_rng", at::globalContext().defaultGenerator(c10::Device(c10::kCPU))}};
+  if (torch::cuda::is_available()) {
+    const auto devices = static_cast<c10::DeviceIndex>(torch::cuda::device_count());
+    for (c10::DeviceIndex i = 0; i < devices; ++i) {
+      generators.emplace_back("cuda_rng_" + std::to_string(i),
+                              at::globalContext().defaultGenerator(c10::Device(c10::kCUDA, i)));
+    }
+  }
+  return generators;
+}
+
 }  // namespace
 
 void save_training_state(const std::string& path, const TrainingState& state, torch::optim::Optimizer& optimizer) {
@@ -50,17 +69,9 @@ void save_training_state(const std::string& path, const TrainingState& state, to
   write_int(archive, "bad_validations", state.bad_validations);
   write_int(archive, "skipped_batches", state.skipped_batches);
   archive.write("elapsed_seconds", c10::IValue(state.elapsed_seconds));
-  {
-    auto generator = at::detail::getDefaultCPUGenerator();
+  for (auto& [key, generator] : default_generators()) {
     std::lock_guard<std::mutex> lock(generator.mutex());
-    archive.write("cpu_rng", generator.get_state(), /*is_buffer=*/true);
-  }
-  if (at::globalContext().hasCUDA()) {
-    for (c10::DeviceIndex i = 0; i < static_cast<c10::DeviceIndex>(at::detail::getCUDAHooks().getNumGPUs()); ++i) {
-      auto generator = at::detail::getCUDAHooks().getDefaultCUDAGenerator(i);
-      std::lock_guard<std::mutex> lock(generator.mutex());
-      archive.write("cuda_rng_" + std::to_string(i), generator.get_state(), /*is_buffer=*/true);
-    }
+    archive.write(key, generator.get_state(), /*is_buffer=*/true);
   }
   torch::serialize::OutputArchive optimizer_archive;
   optimizer.save(optimizer_archive);
@@ -103,22 +114,16 @@ TrainingState load_training_state(const std::string& path, torch::optim::Optimiz
     const std::string what = e.what_without_backtrace();
     throw DataError("training state " + path + ": optimizer state does not fit the model: " + what.substr(0, what.find('\n')));
   }
-  at::Tensor cpu_rng;
-  if (!archive.try_read("cpu_rng", cpu_rng, /*is_buffer=*/true)) throw DataError("training state " + path + ": no cpu_rng");
-  {
-    auto generator = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    generator.set_state(cpu_rng);
-  }
-  if (at::globalContext().hasCUDA()) {
-    for (c10::DeviceIndex i = 0; i < static_cast<c10::DeviceIndex>(at::detail::getCUDAHooks().getNumGPUs()); ++i) {
-      at::Tensor cuda_rng;
-      if (archive.try_read("cuda_rng_" + std::to_string(i), cuda_rng, /*is_buffer=*/true)) {
-        auto generator = at::detail::getCUDAHooks().getDefaultCUDAGenerator(i);
-        std::lock_guard<std::mutex> lock(generator.mutex());
-        generator.set_state(cuda_rng);
-      }
+  // The CPU's state is required; a CUDA device's is restored when the file has it (a run may
+  // resume on a machine with more devices than it was saved on).
+  for (auto& [key, generator] : default_generators()) {
+    at::Tensor rng_state;
+    if (!archive.try_read(key, rng_state, /*is_buffer=*/true)) {
+      if (key == "cpu_rng") throw DataError("training state " + path + ": no cpu_rng");
+      continue;
     }
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_state(rng_state);
   }
   return state;
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sentencepiece_trainer.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <thread>
 

@@ -227,5 +227,111 @@ TEST(WeightedContext, MatchesADoubleSumReadsThroughTheRowIndexAndSkipsZeroWeight
   EXPECT_THROW(weighted_context(weights, memory, index.slice(0, 0, 5)), c10::Error);
 }
 
+TEST(FastSigmoid, IsWithin2e7RelativeOfTheSigmoidEverywhere) {
+  std::vector<float> xs = {0.0f, 1e-30f, 1e-8f, 86.9f, 87.0f};
+  for (int i = -300000; i <= 300000; ++i) xs.push_back(static_cast<float>(i) * 1e-4f);  // [-30, 30]
+  for (const float x : xs) {
+    for (const float s : {x, -x}) {
+      const double expected = 1.0 / (1.0 + std::exp(-static_cast<double>(s)));
+      ASSERT_LT(std::abs(fast_sigmoid(s) - expected), 2e-7 * expected) << "x = " << s;
+    }
+  }
+  // Below -87 the exp's clamp holds sigmoid at about exp(-87): absolutely tiny, not relatively.
+  for (const float x : {-87.1f, -100.0f, -1e30f}) EXPECT_LT(fast_sigmoid(x), 2e-38f) << x;
+  for (const float x : {87.1f, 100.0f, 1e30f}) EXPECT_EQ(fast_sigmoid(x), 1.0f) << x;
+  EXPECT_EQ(fast_sigmoid(0.0f), 0.5f);
+  EXPECT_EQ(fast_sigmoid(std::numeric_limits<float>::infinity()), 1.0f);
+  EXPECT_LT(fast_sigmoid(-std::numeric_limits<float>::infinity()), 1e-37f);
+  EXPECT_TRUE(std::isnan(fast_sigmoid(std::numeric_limits<float>::quiet_NaN())));
+}
+
+// PyTorch's GRU cell written with ATen, as gru_cell() computes it off the kernels.
+at::Tensor aten_gru_cell(const at::Tensor& i, const at::Tensor& g, const at::Tensor& h) {
+  const auto ic = i.chunk(3, 1), gc = g.chunk(3, 1);
+  const at::Tensor r = at::sigmoid(ic[0] + gc[0]), z = at::sigmoid(ic[1] + gc[1]);
+  const at::Tensor n = at::tanh(ic[2] + r * gc[2]);
+  return (h - n) * z + n;
+}
+
+// D = 5 and 17 take the loops' tails, 16 and 48 none; the gates are a strided time step of a
+// [rows, steps, 3D] tensor, as the encoder passes them.
+TEST(GruCellRows, MatchesATenAndEveryRowIsTheSameAloneAsInAnyBatch) {
+  c10::NoGradGuard no_grad;
+  at::manual_seed(12);
+  for (const auto dtype : {at::kFloat, at::kDouble}) {
+    for (const std::int64_t size : {5, 16, 17, 48}) {
+      const at::Tensor sequence = 3 * at::randn({9, 4, 3 * size}, dtype);
+      const at::Tensor input_gates = sequence.select(1, 2);
+      ASSERT_FALSE(input_gates.is_contiguous());
+      const at::Tensor hidden_gates = 3 * at::randn({9, 3 * size}, dtype), h = at::randn({9, size}, dtype);
+      const at::Tensor got = gru_cell_rows(input_gates, hidden_gates, h);
+      const double tolerance = dtype == at::kFloat ? 1e-6 : 1e-14;
+      EXPECT_LT(max_abs_diff(got, aten_gru_cell(input_gates, hidden_gates, h)), tolerance) << dtype << " " << size;
+      for (const std::int64_t rows : {1, 2, 3, 8}) {
+        for (std::int64_t first = 0; first + rows <= 9; first += rows) {
+          const at::Tensor part = gru_cell_rows(input_gates.slice(0, first, first + rows),
+                                                hidden_gates.slice(0, first, first + rows), h.slice(0, first, first + rows));
+          EXPECT_TRUE(at::equal(part, got.slice(0, first, first + rows))) << "rows " << first << "+" << rows << ", D " << size;
+        }
+      }
+    }
+  }
+  EXPECT_THROW(gru_cell_rows(at::randn({2, 9}), at::randn({2, 9}), at::randn({2, 4})), c10::Error);
+}
+
+TEST(TanhRows, MatchesATenKeepsRowsIndependentAndLeavesAutogradToATen) {
+  at::manual_seed(13);
+  for (const std::int64_t size : {5, 16, 1029}) {
+    const at::Tensor x = 3 * at::randn({7, size});
+    const at::Tensor got = tanh_rows(x);
+    EXPECT_LT(max_abs_diff(got, at::tanh(x)), 1.4e-7) << size;
+    for (std::int64_t r = 0; r < 7; ++r) EXPECT_TRUE(at::equal(tanh_rows(x.slice(0, r, r + 1))[0], got[r])) << r;
+  }
+  const at::Tensor d = at::randn({3, 4}, at::kDouble);
+  EXPECT_LT(max_abs_diff(tanh_rows(d), at::tanh(d)), 1e-15);
+  const at::Tensor tracked = at::randn({2, 9}).requires_grad_(true);
+  tanh_rows(tracked * 1).sum().backward();
+  EXPECT_TRUE(tracked.grad().defined());
+}
+
+// The attention's softmax: masked (-inf) positions are exactly 0, each row sums to 1, and a
+// sentence's weights are the same bits whatever padding its batch adds after its real positions.
+TEST(SoftmaxLast, MasksExactlyAndDoesNotDependOnThePaddedWidth) {
+  c10::NoGradGuard no_grad;
+  at::manual_seed(14);
+  const float minus_infinity = -std::numeric_limits<float>::infinity();
+  for (const auto dtype : {at::kFloat, at::kDouble}) {
+    for (const std::int64_t real : {1, 5, 16, 21, 40}) {
+      const at::Tensor scores = 5 * at::randn({3, real}, dtype);
+      at::Tensor reference;
+      for (const std::int64_t width : {real, real + 3, (real + 15) / 16 * 16, std::int64_t{64}}) {
+        at::Tensor padded = at::full({3, width}, minus_infinity, scores.options());
+        padded.slice(1, 0, real).copy_(scores);
+        if (real > 1) padded[1][0] = minus_infinity;  // a hole inside the real positions too
+        const at::Tensor weights = softmax_last(padded);
+        const at::Tensor expected = padded.softmax(-1);
+        EXPECT_LT(max_abs_diff(weights, expected), dtype == at::kFloat ? 1e-6 : 1e-14) << real << " in " << width;
+        EXPECT_TRUE(weights.slice(1, real).eq(0).all().item<bool>());
+        if (real > 1) {
+          EXPECT_EQ(weights[1][0].item<double>(), 0.0);
+        }
+        EXPECT_NEAR(weights.sum(1)[0].item<double>(), 1.0, 1e-6);
+        if (!reference.defined()) {
+          reference = weights.slice(1, 0, real).clone();
+        } else {
+          EXPECT_TRUE(at::equal(weights.slice(1, 0, real), reference)) << dtype << ": " << real << " real positions in " << width;
+        }
+      }
+    }
+  }
+  at::Tensor special = at::randn({3, 8});
+  special[0][3] = std::numeric_limits<float>::quiet_NaN();
+  special[1].fill_(minus_infinity);
+  const at::Tensor weights = softmax_last(special);
+  EXPECT_TRUE(at::isnan(weights[0]).all().item<bool>()) << "NaN anywhere in a row: NaN everywhere, as ATen";
+  EXPECT_TRUE(at::isnan(weights[1]).all().item<bool>()) << "nothing to attend to: NaN, as ATen";
+  EXPECT_LT(max_abs_diff(weights[2], special[2].softmax(-1)), 1e-6);
+}
+
 }  // namespace
 }  // namespace nmt
