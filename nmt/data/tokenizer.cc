@@ -1,7 +1,11 @@
 #include "nmt/data/tokenizer.h"
 
+// SentencePiece is linked into libnmt and hidden there (nmt/CMakeLists.txt): what its headers make
+// this file emit (the typeinfo of its classes) stays hidden too, out of libnmt's interface.
+#pragma GCC visibility push(hidden)
 #include <sentencepiece_model.pb.h>
 #include <sentencepiece_processor.h>
+#pragma GCC visibility pop
 
 #include <cmath>
 #include <random>
@@ -17,7 +21,7 @@ std::mt19937* GetRandomGenerator();
 
 namespace nmt {
 
-struct Tokenizer::Impl {
+struct __attribute__((visibility("hidden"))) Tokenizer::Impl {  // holds hidden SentencePiece types
   std::string name;
   std::string bytes;
   sentencepiece::SentencePieceProcessor processor;

@@ -1,7 +1,11 @@
 #include "nmt/data/tokenizer_training.h"
 
+// SentencePiece is linked into libnmt and hidden there (nmt/CMakeLists.txt): what its headers make
+// this file emit (the typeinfo of its classes) stays hidden too, out of libnmt's interface.
+#pragma GCC visibility push(hidden)
 #include <sentencepiece_processor.h>
 #include <sentencepiece_trainer.h>
+#pragma GCC visibility pop
 
 #include <filesystem>
 #include <memory>
