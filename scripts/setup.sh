@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# One-time (and idempotent) set-up on Debian 12: install the packages the toolkit builds and runs
-# with, fetch the SentencePiece source, and build everything in Release. Re-running it on a ready
-# machine only checks and takes seconds.
+# One-time (and idempotent) set-up on Debian 12 (bookworm) or 13 (trixie): install the packages the
+# toolkit builds and runs with, fetch the SentencePiece source, and build everything in Release.
+# Re-running it on a ready machine only checks and takes seconds. Other systems: see the README
+# ("Other systems"); this script installs nothing there and says so.
 #
 # Usage: scripts/setup.sh [--build-dir DIR]     (default: build)
 set -euo pipefail
@@ -10,14 +11,28 @@ build_dir=$root/build
 while [[ $# -gt 0 ]]; do
   case $1 in
     --build-dir) build_dir=$(realpath -m "$2"); shift 2 ;;
-    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 
+# The same package names on Debian 12 and 13 (LibTorch 1.13 there, 2.6 here; docs/architecture.md).
+# shellcheck source=/dev/null
+. /etc/os-release 2>/dev/null || true
+case "${ID:-}:${VERSION_ID:-}" in
+  debian:12|debian:13) ;;
+  *)
+    if ! command -v apt-get >/dev/null; then
+      echo "setup: ${PRETTY_NAME:-this system} is not Debian: install LibTorch 2.x, protobuf, CLI11, spdlog," >&2
+      echo "       nlohmann-json and GoogleTest yourself and build by hand (README, \"Other systems\")." >&2
+      exit 1
+    fi
+    echo "setup: warning: ${PRETTY_NAME:-this system} is not Debian 12 or 13; trying Debian's package names." >&2 ;;
+esac
+
 packages=(
   build-essential cmake ninja-build pkg-config dpkg-dev patch python3
-  libtorch-dev libopenblas0-pthread              # LibTorch 1.13 (CPU) and a fast BLAS for it
+  libtorch-dev libopenblas0-pthread              # LibTorch (CPU) and a fast BLAS for it
   libprotobuf-dev protobuf-compiler              # SentencePiece is built against LibTorch's protobuf
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libgtest-dev
   diatheke sword-text-sparv sword-text-web sword-text-kjv   # the Bible corpus

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Run the README's test command (scripts/test.sh) in a fresh Debian 13 ("trixie") root, as a new
+# user on the current Debian stable would: a minimal root made with debootstrap, a clean clone of
+# this repository's HEAD copied in, nothing else. Set-up (packages, SentencePiece), build and
+# every test happen inside. Needs root (debootstrap, chroot, mounts) and the network (Debian's
+# mirror). Prints the test summary and writes it, with the versions found, to CACHE/last-run.txt.
+#
+# Cached between runs under CACHE: the debootstrapped base root (made once, copied for each run)
+# and apt's downloaded packages. The copy a run works in is CACHE/root (kept for inspection until
+# the next run; --clean removes it at the end).
+#
+# Usage: scripts/check-debian13.sh [--cache DIR] [--mirror URL] [--python-torch] [--clean]
+#   --cache DIR     default: $NMT_DEBIAN13_CACHE or /var/cache/nmt/debian13
+#   --mirror URL    default: http://deb.debian.org/debian
+#   --python-torch  also install python3-torch (PyTorch 2.6) first, so that the checkpoint
+#                   interop tests run against it instead of skipping
+#   --clean         remove the working root after the run
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cache=${NMT_DEBIAN13_CACHE:-/var/cache/nmt/debian13}
+mirror=http://deb.debian.org/debian
+python_torch=0 clean=0
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --cache) cache=$(realpath -m "$2"); shift 2 ;;
+    --mirror) mirror=$2; shift 2 ;;
+    --python-torch) python_torch=1; shift ;;
+    --clean) clean=1; shift ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    *) echo "check-debian13.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+say() { printf '== debian13: %s\n' "$*"; }
+[[ $EUID -eq 0 ]] || { echo "check-debian13.sh: needs root (debootstrap, chroot and mounts)" >&2; exit 1; }
+git -C "$repo" rev-parse HEAD >/dev/null 2>&1 || { echo "check-debian13.sh: $repo is not a git checkout" >&2; exit 1; }
+if ! command -v debootstrap >/dev/null; then
+  say "installing debootstrap"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
+fi
+
+base=$cache/base root=$cache/root archives=$cache/apt-archives
+mkdir -p "$cache" "$archives/partial"
+start=$SECONDS
+
+# One run at a time per cache: a second one would copy over the first one's root.
+exec 9>"$cache/.lock"
+flock -n 9 || { echo "check-debian13.sh: another check is running with cache $cache" >&2; exit 1; }
+
+if [[ ! -f $base/.nmt-base-ready ]]; then
+  say "making the base root with debootstrap (once; cached in $base)"
+  rm -rf "$base"
+  debootstrap --variant=minbase trixie "$base" "$mirror" >"$cache/debootstrap.log" 2>&1 ||
+    { echo "check-debian13.sh: debootstrap failed, see $cache/debootstrap.log" >&2; exit 1; }
+  echo "deb $mirror trixie main" >"$base/etc/apt/sources.list"
+  date -u +%Y-%m-%dT%H:%M:%SZ >"$base/.nmt-base-ready"
+fi
+
+mounted=()
+cleanup() {
+  local i
+  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[$i]}" 2>/dev/null || true; done
+  if [[ $clean -eq 1 ]]; then rm -rf "$root"; fi
+}
+trap cleanup EXIT
+
+say "fresh root from the base ($(cat "$base/.nmt-base-ready"))"
+rm -rf "$root"
+cp -a "$base" "$root"
+cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+# The root has its own /dev (device nodes made by debootstrap): nothing in it is the host's.
+mount -t proc proc "$root/proc" && mounted+=("$root/proc")
+mount -t tmpfs -o mode=1777 tmpfs "$root/dev/shm" && mounted+=("$root/dev/shm")
+mount --bind "$archives" "$root/var/cache/apt/archives" && mounted+=("$root/var/cache/apt/archives")
+
+commit=$(git -C "$repo" rev-parse --short HEAD)
+if [[ -n $(git -C "$repo" status --porcelain --untracked-files=no) ]]; then
+  say "warning: uncommitted changes are not part of the check (it tests HEAD, $commit)"
+fi
+git clone -q "$repo" "$root/root/nmt"
+
+in_root() {
+  chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin /bin/bash -c "$1"
+}
+if [[ $python_torch -eq 1 ]]; then
+  say "installing python3-torch (PyTorch 2.6) for the interop tests"
+  in_root 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-torch >/dev/null'
+fi
+
+say "running scripts/test.sh in the root (clone of $commit); log in $cache/last-run.log"
+set +e
+in_root 'cd /root/nmt && scripts/test.sh' >"$cache/last-run.log" 2>&1
+status=$?
+set -e
+
+versions=$(in_root "dpkg-query -W -f='\${Package} \${Version}\n' libtorch-dev libsentencepiece-dev libprotobuf-dev \
+  libcli11-dev libspdlog-dev libgtest-dev g++ cmake python3-torch 2>/dev/null" || true)
+{
+  echo "Debian 13 check of $commit on $(date -u +%Y-%m-%d), $(nproc) cores, $((SECONDS - start)) s, exit status $status"
+  echo "$(in_root '. /etc/os-release && echo "$PRETTY_NAME"')"
+  echo "$versions"
+  grep -E 'tests passed|Total Test time|^The following tests FAILED|\(Failed\)|\(Timeout\)' "$cache/last-run.log" || true
+} >"$cache/last-run.txt"
+cat "$cache/last-run.txt"
+if [[ $status -ne 0 ]]; then
+  echo "check-debian13.sh: scripts/test.sh failed in Debian 13 (exit $status); the last lines:" >&2
+  tail -n 30 "$cache/last-run.log" >&2
+fi
+exit "$status"
