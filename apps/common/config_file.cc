@@ -19,9 +19,19 @@ std::vector<CLI::ConfigItem> SectionedToml::from_config(std::istream& input) con
   return flat;
 }
 
+namespace {
+
+std::string trimmed(const std::string& text) {
+  const auto first = text.find_first_not_of(" \t");
+  return first == std::string::npos ? "" : text.substr(first, text.find_last_not_of(" \t") - first + 1);
+}
+
+}  // namespace
+
 std::string SectionedToml::to_config(const CLI::App* app, bool default_also, bool write_description,
                                      std::string prefix) const {
-  // CLI11 writes "section.key=value" lines (descriptions as "# ..." lines before them); regroup.
+  // CLI11 writes one "section.key=value" line per option (descriptions as "# ..." lines before
+  // them); CLI11 2.4 (Debian 13) quotes names that hold a dot: 'section.key'=value. Regroup them.
   std::istringstream flat(CLI::ConfigTOML::to_config(app, default_also, write_description, std::move(prefix)));
   std::vector<std::string> top;
   std::map<std::string, std::vector<std::string>> sections;
@@ -34,16 +44,18 @@ std::string SectionedToml::to_config(const CLI::App* app, bool default_also, boo
       continue;
     }
     const auto equals = line.find('=');
-    const std::string key = line.substr(0, equals);
-    const auto dot = key.find('.');
-    std::vector<std::string>& target = dot == std::string::npos || dot > equals ? top : sections[key.substr(0, dot)];
-    if (dot != std::string::npos && dot < equals && sections[key.substr(0, dot)].empty()) {
-      section_order.push_back(key.substr(0, dot));
+    std::string name = trimmed(line.substr(0, equals));
+    if (name.size() >= 2 && (name.front() == '\'' || name.front() == '"') && name.back() == name.front()) {
+      name = name.substr(1, name.size() - 2);
     }
+    const std::string value = equals == std::string::npos ? "" : trimmed(line.substr(equals + 1));
+    const auto dot = name.find('.');
+    const std::string section = dot == std::string::npos ? "" : name.substr(0, dot);
+    if (!section.empty() && sections.find(section) == sections.end()) section_order.push_back(section);
+    std::vector<std::string>& target = section.empty() ? top : sections[section];
     for (auto& comment : pending_comments) target.push_back(comment);
     pending_comments.clear();
-    target.push_back(dot == std::string::npos || dot > equals ? key + " = " + line.substr(equals + 1)
-                                                               : key.substr(dot + 1) + " = " + line.substr(equals + 1));
+    target.push_back((section.empty() ? name : name.substr(dot + 1)) + " = " + value);
   }
   std::string out;
   for (const auto& line : top) out += line + "\n";

@@ -81,5 +81,8 @@ grep -q "training ended (max steps) at step $((step + 5))" "$work/err" && pass |
 [[ $(cat "$work/run/checkpoints/latest") == $(printf 'step-%08d' $((step + 5))) ]] && pass || fail "resume did not reach step $((step + 5))"
 grep -q '^\[train\]' "$work/run/config.toml" && grep -q '^max-steps = ' "$work/run/config.toml" && pass ||
   fail "config.toml is not sectioned TOML: $(head -n 5 "$work/run/config.toml")"
+# Every line a [section] or a plain key = value (CLI11 2.4 quotes dotted names; none may leak).
+bad=$(grep -vE '^$|^\[[a-z]+\]$|^[a-z0-9-]+ = [^ ]' "$work/run/config.toml")
+[[ -z $bad ]] && pass || fail "config.toml has malformed lines: $(head -n 3 <<<"$bad")"
 
 finish
