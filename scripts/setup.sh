@@ -31,7 +31,7 @@ case "${ID:-}:${VERSION_ID:-}" in
 esac
 
 packages=(
-  build-essential cmake ninja-build pkg-config dpkg-dev patch python3
+  build-essential cmake ninja-build pkg-config dpkg-dev file patch python3   # file: CPack's .deb dependencies
   libtorch-dev libopenblas0-pthread              # LibTorch (CPU) and a fast BLAS for it
   libprotobuf-dev protobuf-compiler              # SentencePiece is built against LibTorch's protobuf
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libgtest-dev
