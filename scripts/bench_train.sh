@@ -12,8 +12,8 @@
 #   --warmup K      leading steps excluded from the timing, not from the loss curve (default 2)
 #   --max-tokens T  batch budget, padding included (default 2000, as configs/bible-es-en.toml)
 #   --seed S        initial weights and batch order (default 1)
-#   --data-dir DIR  the Bible corpus with train.es, train.en, spm.model (default data/bible,
-#                   built by scripts/quickstart.sh)
+#   --data-dir DIR  the Bible corpus with train.es, train.en, spm.model (default data/bible; the
+#                   corpus from scripts/quickstart.sh, spm.model the reference model's 8000 pieces)
 #   --out DIR       keep the checkpoint, batches and per-step TSVs here (default: a temporary
 #                   directory, removed at the end)
 #   --tolerance X   largest allowed |loss difference| per step (default 1e-4)
@@ -44,7 +44,7 @@ fail() { echo "bench_train.sh: $*" >&2; exit 1; }
 python=${BENCH_PYTHON:-/usr/bin/python3}  # the interpreter with PyTorch (the first python3 on PATH has none)
 bench=$root/build/bench/bench_train
 for f in train.es train.en spm.model; do
-  [[ -f $data/$f ]] || fail "missing $data/$f: build the Bible corpus first (scripts/quickstart.sh) or pass --data-dir"
+  [[ -f $data/$f ]] || fail "missing $data/$f: build the corpus (scripts/quickstart.sh) and the reference subword model (build/apps/nmt-tokenizer train -i $data/train.es -i $data/train.en -m $data/spm.model --vocab-size 8000), or pass --data-dir"
 done
 [[ -x $python ]] || fail "missing $python (the benchmark's Python side needs Debian's python3 with python3-torch)"
 torch_version=$("$python" -c 'import torch; print(torch.__version__)' 2>/dev/null) ||
