@@ -9,6 +9,9 @@
 # and apt's downloaded packages. The copy a run works in is CACHE/root (kept for inspection until
 # the next run; --clean removes it at the end).
 #
+# Exit status: that of scripts/test.sh in the root; 77 when this machine cannot make the root at
+# all (not root, no mounts allowed, the mirror unreachable): the check did not run.
+#
 # Usage: scripts/check-debian13.sh [--cache DIR] [--mirror URL] [--python-torch] [--clean]
 #   --cache DIR     default: $NMT_DEBIAN13_CACHE or /var/cache/nmt/debian13
 #   --mirror URL    default: http://deb.debian.org/debian
@@ -26,12 +29,18 @@ while [[ $# -gt 0 ]]; do
     --mirror) mirror=$2; shift 2 ;;
     --python-torch) python_torch=1; shift ;;
     --clean) clean=1; shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "check-debian13.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 say() { printf '== debian13: %s\n' "$*"; }
-[[ $EUID -eq 0 ]] || { echo "check-debian13.sh: needs root (debootstrap, chroot and mounts)" >&2; exit 1; }
+cannot() { echo "check-debian13.sh: cannot run here: $*" >&2; exit 77; }
+[[ $EUID -eq 0 ]] || cannot "needs root (debootstrap, chroot and mounts)"
+host=${mirror#*://}
+host=${host%%/*}
+port=80
+[[ $mirror == https://* ]] && port=443
+timeout 20 bash -c "exec 3<>/dev/tcp/${host%%:*}/$port" 2>/dev/null || cannot "the mirror $mirror is unreachable"
 git -C "$repo" rev-parse HEAD >/dev/null 2>&1 || { echo "check-debian13.sh: $repo is not a git checkout" >&2; exit 1; }
 if ! command -v debootstrap >/dev/null; then
   say "installing debootstrap"
@@ -39,7 +48,14 @@ if ! command -v debootstrap >/dev/null; then
 fi
 
 base=$cache/base root=$cache/root archives=$cache/apt-archives
+# The script removes and remakes CACHE/base and CACHE/root: it works only in a folder of its own
+# (marked at first use), never in one that holds anything else (--cache / would name /root).
+if [[ -d $cache && ! -f $cache/.nmt-debian13-cache && -n $(ls -A "$cache") ]]; then
+  echo "check-debian13.sh: $cache is not empty and not a cache of this script; choose an empty or new --cache" >&2
+  exit 1
+fi
 mkdir -p "$cache" "$archives/partial"
+touch "$cache/.nmt-debian13-cache"
 start=$SECONDS
 
 # One run at a time per cache: a second one would copy over the first one's root.
@@ -68,7 +84,8 @@ rm -rf "$root"
 cp -a "$base" "$root"
 cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 # The root has its own /dev (device nodes made by debootstrap): nothing in it is the host's.
-mount -t proc proc "$root/proc" && mounted+=("$root/proc")
+mount -t proc proc "$root/proc" || cannot "mounting proc in the root is not allowed"
+mounted+=("$root/proc")
 mount -t tmpfs -o mode=1777 tmpfs "$root/dev/shm" && mounted+=("$root/dev/shm")
 mount --bind "$archives" "$root/var/cache/apt/archives" && mounted+=("$root/var/cache/apt/archives")
 
