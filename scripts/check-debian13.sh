@@ -35,6 +35,13 @@ while [[ $# -gt 0 ]]; do
 done
 say() { printf '== debian13: %s\n' "$*"; }
 cannot() { echo "check-debian13.sh: cannot run here: $*" >&2; exit 77; }
+# Mounts left inside an old root (a run killed before its cleanup, or someone's chroot session)
+# are released first, and removal never crosses into a mount: the host's /proc stays untouched.
+unmount_under() {
+  local point
+  awk -v prefix="$1/" 'index($2, prefix) == 1 {print $2}' /proc/mounts | sort -r |
+    while read -r point; do umount -l "$point" || true; done
+}
 [[ $EUID -eq 0 ]] || cannot "needs root (debootstrap, chroot and mounts)"
 host=${mirror#*://}
 host=${host%%/*}
@@ -64,7 +71,8 @@ flock -n 9 || { echo "check-debian13.sh: another check is running with cache $ca
 
 if [[ ! -f $base/.nmt-base-ready ]]; then
   say "making the base root with debootstrap (once; cached in $base)"
-  rm -rf "$base"
+  unmount_under "$base"
+  rm -rf --one-file-system "$base"
   debootstrap --variant=minbase trixie "$base" "$mirror" >"$cache/debootstrap.log" 2>&1 ||
     { echo "check-debian13.sh: debootstrap failed, see $cache/debootstrap.log" >&2; exit 1; }
   echo "deb $mirror trixie main" >"$base/etc/apt/sources.list"
@@ -75,12 +83,13 @@ mounted=()
 cleanup() {
   local i
   for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[$i]}" 2>/dev/null || true; done
-  if [[ $clean -eq 1 ]]; then rm -rf "$root"; fi
+  if [[ $clean -eq 1 ]]; then rm -rf --one-file-system "$root"; fi
 }
 trap cleanup EXIT
 
 say "fresh root from the base ($(cat "$base/.nmt-base-ready"))"
-rm -rf "$root"
+unmount_under "$root"
+rm -rf --one-file-system "$root"
 cp -a "$base" "$root"
 cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 # The root has its own /dev (device nodes made by debootstrap): nothing in it is the host's.
