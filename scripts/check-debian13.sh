@@ -96,6 +96,7 @@ cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 mount -t proc proc "$root/proc" || cannot "mounting proc in the root is not allowed"
 mounted+=("$root/proc")
 mount -t tmpfs -o mode=1777 tmpfs "$root/dev/shm" && mounted+=("$root/dev/shm")
+mount -t devpts -o newinstance,ptmxmode=0666 devpts "$root/dev/pts" 2>/dev/null && mounted+=("$root/dev/pts")  # apt's log
 mount --bind "$archives" "$root/var/cache/apt/archives" && mounted+=("$root/var/cache/apt/archives")
 
 commit=$(git -C "$repo" rev-parse --short HEAD)
