@@ -17,6 +17,10 @@ set(CPACK_DEBIAN_PACKAGE_SECTION science)
 
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME nmt)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SHLIBDEPS ON)
+# A shlibs file in nmt (the only package with a shared library): a package built against libnmt
+# gets "nmt (>= this version)" from dpkg-shlibdeps.
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_RECOMMENDS "libopenblas0-pthread")
 # CPack puts the summary line first; these are the long descriptions under it.
 set(CPACK_DEBIAN_RUNTIME_DESCRIPTION

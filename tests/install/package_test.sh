@@ -36,6 +36,9 @@ depends=$(dpkg-deb -f "$runtime" Depends)
 for needed in 'libtorch[0-9.]+' 'libprotobuf[0-9]+(t64)?' 'libspdlog[0-9.]+(-fmt[0-9]+)?' 'libc6'; do
   grep -qE "(^|, )$needed( |,|$)" <<<"$depends" && pass || fail "nmt Depends lacks $needed: $depends"
 done
+dpkg-deb -e "$runtime" "$work/control"
+grep -qx "libnmt 0.1 nmt (>= ${version}-1)" "$work/control/shlibs" 2>/dev/null && pass ||
+  fail "nmt's shlibs file does not name libnmt 0.1: $(cat "$work/control/shlibs" 2>&1)"
 [[ $(dpkg-deb -f "$runtime" Recommends) == *libopenblas0-pthread* ]] && pass || fail "nmt does not recommend OpenBLAS"
 dev_depends=$(dpkg-deb -f "$dev" Depends)
 [[ $dev_depends == *"nmt (= ${version}-1)"* && $dev_depends == *libtorch-dev* ]] && pass ||
