@@ -10,7 +10,7 @@
 # the next run; --clean removes it at the end).
 #
 # Exit status: that of scripts/test.sh in the root; 77 when this machine cannot make the root at
-# all (not root, no mounts allowed, the mirror unreachable): the check did not run.
+# all (not root, no debootstrap, no mounts allowed, the mirror unreachable): the check did not run.
 #
 # Usage: scripts/check-debian13.sh [--cache DIR] [--mirror URL] [--python-torch] [--clean]
 #   --cache DIR     default: $NMT_DEBIAN13_CACHE or /var/cache/nmt/debian13
@@ -33,6 +33,7 @@ while [[ $# -gt 0 ]]; do
     *) echo "check-debian13.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
+cache=$(realpath -m "$cache")  # absolute, as /proc/mounts names mount points (unmount_under)
 say() { printf '== debian13: %s\n' "$*"; }
 cannot() { echo "check-debian13.sh: cannot run here: $*" >&2; exit 77; }
 # Mounts left inside an old root (a run killed before its cleanup, or someone's chroot session)
@@ -47,11 +48,13 @@ host=${mirror#*://}
 host=${host%%/*}
 port=80
 [[ $mirror == https://* ]] && port=443
+[[ $host == *:* ]] && port=${host##*:}
 timeout 20 bash -c "exec 3<>/dev/tcp/${host%%:*}/$port" 2>/dev/null || cannot "the mirror $mirror is unreachable"
 git -C "$repo" rev-parse HEAD >/dev/null 2>&1 || { echo "check-debian13.sh: $repo is not a git checkout" >&2; exit 1; }
 if ! command -v debootstrap >/dev/null; then
   say "installing debootstrap"
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null; } ||
+    cannot "debootstrap is missing and could not be installed"
 fi
 
 base=$cache/base root=$cache/root archives=$cache/apt-archives
@@ -74,7 +77,7 @@ if [[ ! -f $base/.nmt-base-ready ]]; then
   unmount_under "$base"
   rm -rf --one-file-system "$base"
   debootstrap --variant=minbase trixie "$base" "$mirror" >"$cache/debootstrap.log" 2>&1 ||
-    { echo "check-debian13.sh: debootstrap failed, see $cache/debootstrap.log" >&2; exit 1; }
+    cannot "debootstrap failed (see $cache/debootstrap.log)"
   echo "deb $mirror trixie main" >"$base/etc/apt/sources.list"
   date -u +%Y-%m-%dT%H:%M:%SZ >"$base/.nmt-base-ready"
 fi
@@ -83,6 +86,7 @@ mounted=()
 cleanup() {
   local i
   for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[$i]}" 2>/dev/null || true; done
+  unmount_under "$root"  # anything mounted inside the root while it ran
   if [[ $clean -eq 1 ]]; then rm -rf --one-file-system "$root"; fi
 }
 trap cleanup EXIT
