@@ -170,7 +170,7 @@ DecoderStep DecoderImpl::projected_step(const at::Tensor& terms, const DecoderSt
     out.state.hidden = recur(terms.narrow(1, 0, G) + p.narrow(1, 0, G), state.hidden);
     const at::Tensor s = out.state.hidden[-1];
     out.readout = tanh_rows(stable_linear(s, readout_->weight.slice(/*dim=*/1, 0, D)) + terms.narrow(1, G, terms.size(1) - G) +
-                           p.narrow(1, G, p.size(1) - G));
+                            p.narrow(1, G, p.size(1) - G));
   } else {
     out.state.hidden = recur(terms + other_input_gates(state.feed), state.hidden);
     const at::Tensor s = out.state.hidden[-1];

@@ -2,11 +2,10 @@
 # The Debian packages from CPack (cmake/NmtPackage.cmake): names, contents, declared and computed
 # dependencies (each one installed here, so the set can be satisfied), and the packages unpacked
 # into a scratch root, where the programs run with the packaged library.
-# Usage: package_test.sh BUILD_DIR SOURCE_DIR
+# Usage: package_test.sh BUILD_DIR SOURCE_DIR VERSION
 set -uo pipefail
-build=$1 source=$2
+build=$1 source=$2 version=$3
 source "$source/tests/apps/cli_lib.sh"
-version=$(sed -n 's/^project(nmt VERSION \([0-9.]*\).*/\1/p' "$source/CMakeLists.txt")
 arch=$(dpkg --print-architecture)
 
 (cd "$work" && cpack -G DEB --config "$build/CPackConfig.cmake" -B "$work/packages") >"$work/cpack.log" 2>&1 ||
