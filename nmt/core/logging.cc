@@ -67,6 +67,13 @@ ScopedLogFile::ScopedLogFile(const std::string& path) {
   }
 }
 
+void ScopedLogFile::write_error(const std::string& message) {
+  auto sink = std::static_pointer_cast<spdlog::sinks::sink>(sink_);
+  const spdlog::details::log_msg line(stderr_logger()->name(), spdlog::level::err, message);
+  sink->log(line);
+  sink->flush();
+}
+
 ScopedLogFile::~ScopedLogFile() {
   auto& sinks = stderr_logger()->sinks();
   sinks.erase(std::remove(sinks.begin(), sinks.end(), std::static_pointer_cast<spdlog::sinks::sink>(sink_)), sinks.end());

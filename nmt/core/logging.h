@@ -23,6 +23,10 @@ class ScopedLogFile {
   ScopedLogFile(const ScopedLogFile&) = delete;
   ScopedLogFile& operator=(const ScopedLogFile&) = delete;
 
+  /// Writes an error line to this file only (e.g. the error that ends a run, which the program
+  /// then prints on stderr itself).
+  void write_error(const std::string& message);
+
  private:
   std::shared_ptr<void> sink_;
 };

@@ -15,6 +15,10 @@ grep -qE '^nmt [0-9]+\.[0-9]+\.[0-9]+$' "$work/out" || fail "version output: $(c
 expect 0 "" -- "$stats" --help
 
 # Train, encode, decode: the round trip gives back the input, line for line (empty lines too).
+# The model's folder must exist: a missing one is a typo to report, not a folder to create.
+expect_error 1 "cannot write .*m/joint.model: folder .*/m does not exist" -- "$tok" train -i "$data/toy.es" \
+  -m "$work/m/joint.model" --vocab-size 400 --log-level warn
+mkdir "$work/m"
 expect 0 "" -- "$tok" train -i "$data/toy.es" -i "$data/toy.en" -m "$work/m/joint.model" --vocab-size 400 \
   --log-level warn
 [[ -f $work/m/joint.model && -f $work/m/joint.vocab ]] || fail "train wrote no model/vocab"

@@ -165,6 +165,7 @@ TEST(TokenizerTraining, TrainsBpeAndWritesVocab) {
   test::TempDir dir;
   TokenizerTrainOptions options;
   options.input_files = {data_path("toy.en")};
+  std::filesystem::create_directory(dir.path("models"));
   options.model_path = dir.path("models/bpe.model");
   options.model_type = SubwordModelType::bpe;
   options.vocab_size = 300;

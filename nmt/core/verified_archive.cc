@@ -1,0 +1,116 @@
+#include "nmt/core/verified_archive.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "nmt/core/error.h"
+#include "nmt/core/sha256.h"
+
+namespace nmt {
+namespace {
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+std::string tensor_digest(const at::Tensor& tensor) {
+  const at::Tensor cpu = tensor.to(at::kCPU).contiguous();
+  Sha256 hash;
+  hash.update(cpu.data_ptr(), static_cast<std::size_t>(cpu.numel()) * cpu.element_size());
+  return hash.hex_finish();
+}
+
+std::string value_digest(const c10::IValue& value) {
+  if (value.isString()) return sha256_hex(value.toStringRef());
+  if (value.isInt()) return sha256_hex(std::to_string(value.toInt()));
+  std::ostringstream printed;  // doubles, booleans, tuples, ...: their printed form, the same on both sides
+  printed.precision(17);
+  printed << value;
+  return sha256_hex(printed.str());
+}
+
+// Every entry of `archive` and its sub-archives by dotted path, with its digest.
+void collect_digests(torch::serialize::InputArchive& archive, const std::string& prefix,
+                     std::map<std::string, std::string>& out) {
+  for (const auto& key : archive.keys()) {
+    if (prefix.empty() && key == kDigestsEntry) continue;
+    torch::serialize::InputArchive child;
+    if (archive.try_read(key, child)) {
+      collect_digests(child, prefix + key + ".", out);
+      continue;
+    }
+    at::Tensor tensor;
+    if (archive.try_read(key, tensor) || archive.try_read(key, tensor, /*is_buffer=*/true)) {
+      out[prefix + key] = tensor_digest(tensor);
+      continue;
+    }
+    c10::IValue value;
+    if (archive.try_read(key, value)) out[prefix + key] = value_digest(value);
+  }
+}
+
+std::string save_bytes(torch::serialize::OutputArchive& archive) {
+  std::string bytes;
+  archive.save_to([&bytes](const void* data, std::size_t size) {
+    bytes.append(static_cast<const char*>(data), size);
+    return size;
+  });
+  return bytes;
+}
+
+}  // namespace
+
+std::string serialize_with_digests(torch::serialize::OutputArchive& archive) {
+  // Digests of what a reader will read back: serialise, read, then add the table.
+  const std::string plain = save_bytes(archive);
+  torch::serialize::InputArchive reread;
+  reread.load_from(plain.data(), plain.size(), at::kCPU);
+  std::map<std::string, std::string> digests;
+  collect_digests(reread, "", digests);
+  archive.write(kDigestsEntry, c10::IValue(nlohmann::json(digests).dump()));
+  return save_bytes(archive);
+}
+
+void load_archive(torch::serialize::InputArchive& archive, const std::string& path, const std::string& what) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw IoError("cannot open " + what + " " + path + ": " +
+                  (std::filesystem::exists(path, ec) ? "not a regular file" : "No such file or directory"));
+  }
+  try {
+    archive.load_from(path, at::kCPU);
+  } catch (const c10::Error& e) {
+    throw DataError(what + " " + path + " is not a readable TorchScript archive (damaged, truncated or another format): " +
+                    first_line(e.what_without_backtrace()));
+  } catch (const std::exception& e) {  // e.g. TorchScript's parser on a damaged pickle: several lines, no file name
+    throw DataError(what + " " + path + " is not a readable TorchScript archive (damaged, truncated or another format): " +
+                    first_line(e.what()));
+  }
+}
+
+bool verify_digests(torch::serialize::InputArchive& archive, const std::string& path, const std::string& what) {
+  c10::IValue table;
+  if (!archive.try_read(kDigestsEntry, table)) return false;
+  const std::string damaged = what + " " + path + " is damaged: ";
+  std::map<std::string, std::string> stored;
+  try {
+    if (!table.isString()) throw std::runtime_error("not a string");
+    stored = nlohmann::json::parse(table.toStringRef()).get<std::map<std::string, std::string>>();
+  } catch (const std::exception&) {
+    throw DataError(damaged + "its table of checksums does not read");
+  }
+  std::map<std::string, std::string> actual;
+  collect_digests(archive, "", actual);
+  for (const auto& [entry, digest] : actual) {
+    const auto found = stored.find(entry);
+    if (found == stored.end()) throw DataError(damaged + "entry '" + entry + "' has no checksum");
+    if (found->second != digest) throw DataError(damaged + "entry '" + entry + "' does not match its SHA-256 checksum");
+  }
+  for (const auto& [entry, digest] : stored) {
+    if (!actual.count(entry)) throw DataError(damaged + "entry '" + entry + "' is missing");
+  }
+  return true;
+}
+
+}  // namespace nmt

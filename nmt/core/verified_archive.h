@@ -1,0 +1,32 @@
+// TorchScript archives (the files torch::save writes) that carry a SHA-256 digest of every entry,
+// and one way to load any archive that names the file in every error.
+//
+// Why: LibTorch does not check a zip entry's CRC when it reads one, so a flipped byte in a stored
+// tensor or string loads silently and changes results. The digests are computed over what an
+// archive reads back (a tensor's bytes, a string's bytes, any other value's printed form), stored
+// as one JSON string entry "digests" {"entry.path": "hex"}, and compared on load.
+#pragma once
+
+#include <torch/serialize/input-archive.h>
+#include <torch/serialize/output-archive.h>
+
+#include <string>
+
+namespace nmt {
+
+/// The archive entry that holds the digests.
+constexpr const char* kDigestsEntry = "digests";
+
+/// Adds the "digests" entry to `archive` and returns the bytes of the whole archive.
+std::string serialize_with_digests(torch::serialize::OutputArchive& archive);
+
+/// Reads the archive at `path` onto the CPU. Every failure (missing, not a zip, a damaged zip or
+/// pickle) is one-line DataError or IoError naming `what` (e.g. "checkpoint") and the file.
+void load_archive(torch::serialize::InputArchive& archive, const std::string& path, const std::string& what);
+
+/// Compares every entry with its stored digest; throws DataError "WHAT PATH is damaged: ..."
+/// naming the first entry that differs, is missing, or has no digest. Returns false, checking
+/// nothing, when the archive has no "digests" entry (files written before they existed).
+bool verify_digests(torch::serialize::InputArchive& archive, const std::string& path, const std::string& what);
+
+}  // namespace nmt
