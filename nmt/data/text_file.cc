@@ -45,6 +45,12 @@ bool TextLineReader::next(std::string& line) {
     line.erase(0, 3);
     stripped = 3;
   }
+  // NUL is valid UTF-8 but never text: it marks a binary file, and SentencePiece would cut the line at it.
+  const std::size_t nul = line.find('\0');
+  if (nul != std::string::npos) {
+    throw DataError(path_ + ":" + std::to_string(line_number_) + ": NUL byte at byte " +
+                    std::to_string(nul + stripped + 1) + " (a binary file?)");
+  }
   const std::size_t bad = find_invalid_utf8(line);
   if (bad != std::string_view::npos) {
     throw DataError(path_ + ":" + std::to_string(line_number_) + ": invalid UTF-8 at byte " +

@@ -2,6 +2,10 @@
 
 // SentencePiece is linked into libnmt and hidden there (nmt/CMakeLists.txt): what its headers make
 // this file emit (the typeinfo of its classes) stays hidden too, out of libnmt's interface.
+// <cstring> first, outside the hidden region: clang applies the pragma to the C functions that
+// SentencePiece's headers would declare (memchr, ...), and a hidden undefined memchr cannot bind to
+// libc's (libnmt then fails to link).
+#include <cstring>
 #pragma GCC visibility push(hidden)
 #include <sentencepiece_processor.h>
 #include <sentencepiece_trainer.h>
@@ -9,6 +13,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <regex>
 #include <sstream>
 #include <unordered_map>
 
@@ -145,9 +150,19 @@ Tokenizer train_tokenizer(const TokenizerTrainOptions& options) {
   FileSentenceIterator sentences(options.input_files);
   std::string model_bytes;
   const auto status = sentencepiece::SentencePieceTrainer::Train(all_args, &sentences, &model_bytes);
+  const std::string inputs = options.input_files.front() + (options.input_files.size() > 1 ? " and others" : "");
   if (!status.ok()) {
-    throw DataError("tokenizer training on " + options.input_files.front() +
-                    (options.input_files.size() > 1 ? " and others" : "") + " failed: " + status.ToString());
+    // SentencePiece's check text ("... 20 vs 75. Increase vocab_size or decrease character_coverage
+    // with --character_coverage option.") names options we do not have: say the minimum instead.
+    static const std::regex too_small(R"(smaller than required_chars\. (\d+) vs (\d+))");
+    std::smatch match;
+    const std::string message = status.error_message();
+    if (std::regex_search(message, match, too_small)) {
+      throw ConfigError("tokenizer training on " + inputs + ": a vocabulary of " + match[1].str() +
+                        " pieces is too small for the text's characters and the special pieces: use at least " +
+                        match[2].str() + " (or a lower character coverage)");
+    }
+    throw DataError("tokenizer training on " + inputs + " failed: " + message);
   }
 
   Tokenizer tokenizer = Tokenizer::from_bytes(model_bytes, options.model_path);
@@ -159,6 +174,10 @@ Tokenizer train_tokenizer(const TokenizerTrainOptions& options) {
   write_file_atomic(vocab_path_for(options.model_path), vocab_text(processor));
   log().info("trained {} tokenizer {} ({} pieces) on {} sentences", tokenizer.model_type(),
                options.model_path, tokenizer.vocab_size(), sentences.sentences());
+  if (tokenizer.vocab_size() < options.vocab_size) {
+    log().warn("tokenizer {} has {} pieces, fewer than the {} asked: {} is too small a text for more", options.model_path,
+               tokenizer.vocab_size(), options.vocab_size, inputs);
+  }
   return tokenizer;
 }
 

@@ -12,6 +12,8 @@
 
 #include "nmt/core/error.h"
 #include "nmt/core/file_io.h"
+#include "nmt/core/log.h"
+#include "nmt/core/verified_archive.h"
 #include "nmt/core/version.h"
 
 namespace nmt {
@@ -111,6 +113,10 @@ struct ArchiveNode {
   }
 };
 
+constexpr std::int64_t kOldestReadableFormat = 1;
+
+Checkpoint read_checkpoint(const std::string& path, const c10::Device& device);
+
 }  // namespace
 
 void save_checkpoint(const std::string& path, Seq2Seq& model, const Tokenizer& source_tokenizer,
@@ -136,35 +142,42 @@ void save_checkpoint(const std::string& path, Seq2Seq& model, const Tokenizer& s
   model_tree.write(model_archive);
   archive.write(kModel, model_archive);
 
-  std::string bytes;
-  archive.save_to([&bytes](const void* data, std::size_t size) {
-    bytes.append(static_cast<const char*>(data), size);
-    return size;
-  });
-  write_file_atomic(path, bytes);
+  write_file_atomic(path, serialize_with_digests(archive));
 }
 
 Checkpoint load_checkpoint(const std::string& path, const c10::Device& device) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    throw IoError("cannot open checkpoint " + path + ": " +
-                  (std::filesystem::exists(path, ec) ? "not a regular file" : "No such file or directory"));
-  }
-  torch::serialize::InputArchive archive;
   try {
-    archive.load_from(path, at::kCPU);  // copied into the model, which then moves to `device` once
-  } catch (const c10::Error& e) {
+    return read_checkpoint(path, device);
+  } catch (const Error&) {
+    throw;
+  } catch (const c10::Error& e) {  // anything LibTorch says about a damaged archive, in one line with the file
     const std::string what = e.what_without_backtrace();
-    throw DataError("checkpoint " + path + " is not a readable TorchScript archive (truncated or another format): " +
-                    what.substr(0, what.find('\n')));
+    throw DataError("checkpoint " + path + " is damaged: " + what.substr(0, what.find('\n')));
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    throw DataError("checkpoint " + path + " is damaged: " + what.substr(0, what.find('\n')));
   }
+}
+
+namespace {
+
+Checkpoint read_checkpoint(const std::string& path, const c10::Device& device) {
+  torch::serialize::InputArchive archive;
+  load_archive(archive, path, "checkpoint");  // copied into the model, which then moves to `device` once
   c10::IValue format;
   if (!archive.try_read(kFormatVersion, format) || !format.isInt()) {
     throw DataError("checkpoint " + path + " has no format_version: a TorchScript archive, but not an nmt checkpoint");
   }
-  if (format.toInt() != kCheckpointFormatVersion) {
+  if (format.toInt() < kOldestReadableFormat || format.toInt() > kCheckpointFormatVersion) {
     throw DataError("checkpoint " + path + " has format version " + std::to_string(format.toInt()) + ", nmt " +
-                    version() + " reads version " + std::to_string(kCheckpointFormatVersion));
+                    version() + " reads versions " + std::to_string(kOldestReadableFormat) + " to " +
+                    std::to_string(kCheckpointFormatVersion));
+  }
+  // Version 2 carries digests of every entry, and they must all match; version 1 had none.
+  if (!verify_digests(archive, path, "checkpoint")) {
+    if (format.toInt() >= 2) throw DataError("checkpoint " + path + " is damaged: its table of checksums is missing");
+    log().warn("checkpoint {} has format version 1, written before checkpoints carried checksums: loaded unverified",
+               path);
   }
   std::string toolkit_version = read_string(archive, kToolkitVersion, path);
   std::string training_config = read_string(archive, kTrainingConfig, path);
@@ -219,5 +232,7 @@ Checkpoint load_checkpoint(const std::string& path, const c10::Device& device) {
   return {model, std::move(source_tokenizer), std::move(target_tokenizer), std::move(training_config),
           std::move(toolkit_version)};
 }
+
+}  // namespace
 
 }  // namespace nmt

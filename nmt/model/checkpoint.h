@@ -12,8 +12,9 @@
 
 namespace nmt {
 
-/// Version of the archive layout this build writes and reads. Bump it when names or meanings change.
-constexpr std::int64_t kCheckpointFormatVersion = 1;
+/// Version of the archive layout this build writes. Bump it when names or meanings change.
+/// 2: adds "digests" (SHA-256 of every entry, verified on load). Version 1 files still load, unverified.
+constexpr std::int64_t kCheckpointFormatVersion = 2;
 
 struct Checkpoint {
   Seq2Seq model{nullptr};
@@ -29,8 +30,9 @@ void save_checkpoint(const std::string& path, Seq2Seq& model, const Tokenizer& s
                      const Tokenizer& target_tokenizer, const std::string& training_config = "");
 
 /// Reads a checkpoint onto `device`. Every problem is a one-line IoError or DataError naming the
-/// file: unreadable or foreign files, unsupported format versions, a config that does not parse,
-/// and parameters that are missing, unexpected or of the wrong shape (all listed).
+/// file: unreadable, damaged (an entry that does not match its checksum) or foreign files,
+/// unsupported format versions, a config that does not parse, and parameters that are missing,
+/// unexpected or of the wrong shape (all listed).
 Checkpoint load_checkpoint(const std::string& path, const c10::Device& device = c10::Device(c10::kCPU));
 
 }  // namespace nmt

@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <torch/nn/init.h>
 
+#include "nmt/core/error.h"
 #include "nmt/data/tokenizer.h"
 #include "nmt/model/kernels.h"
 #include "nmt/model/stable_linear.h"
@@ -18,6 +19,23 @@ at::Tensor OutputLayerImpl::forward(const at::Tensor& readout) { return stable_l
 
 Seq2SeqImpl::Seq2SeqImpl(const ModelConfig& config) : config_(config) {
   config_.validate();
+  try {
+    build();
+  } catch (const c10::Error& e) {  // e.g. "DefaultCPUAllocator: not enough memory: you tried to allocate N bytes"
+    const std::string what = e.what_without_backtrace();
+    throw ConfigError("cannot build the model (embedding-size " + std::to_string(config_.embedding_size) +
+                      ", encoder-hidden-size " + std::to_string(config_.encoder_hidden_size) + ", decoder-hidden-size " +
+                      std::to_string(config_.decoder_hidden_size) + ", vocabularies " +
+                      std::to_string(config_.source_vocab_size) + " and " + std::to_string(config_.target_vocab_size) +
+                      "): " + what.substr(0, what.find('\n')));
+  } catch (const std::bad_alloc&) {
+    throw ConfigError("cannot build the model: out of memory for encoder-hidden-size " +
+                      std::to_string(config_.encoder_hidden_size) + ", decoder-hidden-size " +
+                      std::to_string(config_.decoder_hidden_size));
+  }
+}
+
+void Seq2SeqImpl::build() {
   const auto embedding = [&](std::int64_t vocab) {
     return torch::nn::Embedding(
         torch::nn::EmbeddingOptions(vocab, config_.embedding_size).padding_idx(SpecialIds::kPad));

@@ -53,6 +53,7 @@ class Seq2SeqImpl : public torch::nn::Module, public IncrementalDecoder {
   const ModelConfig& config() const { return config_; }
 
  private:
+  void build();  // registers the modules and initialises the parameters
   /// for_steps: the state step() reads (with projections in inference), else forward()'s.
   DecoderState encode(const at::Tensor& source, const at::Tensor& source_lengths, bool for_steps);
   torch::nn::Embedding target_embedding() const { return target_embedding_ ? target_embedding_ : source_embedding_; }

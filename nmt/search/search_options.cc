@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "nmt/core/error.h"
 
@@ -13,12 +14,9 @@ void require(bool ok, const std::string& option, const std::string& rule, const 
 }
 
 std::string str(double v) {
-  std::string s = std::to_string(v);
-  if (s.find('.') != std::string::npos) {
-    s.erase(s.find_last_not_of('0') + 1);
-    if (s.back() == '.') s.pop_back();
-  }
-  return s;
+  std::ostringstream out;  // 2, 0.6, 1e+30: short, and exact enough for a message
+  out << v;
+  return out.str();
 }
 
 }  // namespace
@@ -40,8 +38,10 @@ LengthPenalty parse_length_penalty(const std::string& name) {
 }
 
 void SearchOptions::validate() const {
-  require(std::isfinite(max_length_a) && max_length_a >= 0, "--max-length-a", ">= 0", str(max_length_a));
-  require(max_length_b >= 0, "--max-length-b", ">= 0", std::to_string(max_length_b));
+  require(std::isfinite(max_length_a) && max_length_a >= 0 && max_length_a <= kMaxLengthA, "--max-length-a",
+          "in [0, " + str(kMaxLengthA) + "]", str(max_length_a));
+  require(max_length_b >= 0 && max_length_b <= kMaxLengthB, "--max-length-b", "in [0, " + std::to_string(kMaxLengthB) + "]",
+          std::to_string(max_length_b));
   require(min_length >= 0, "--min-length", ">= 0", std::to_string(min_length));
   require(beam_size >= 1, "--beam-size", ">= 1", std::to_string(beam_size));
   require(n_best >= 1 && n_best <= beam_size, "--n-best", "in [1, beam size " + std::to_string(beam_size) + "]",
@@ -54,8 +54,9 @@ void SearchOptions::validate() const {
 }
 
 std::int64_t SearchOptions::max_length(std::int64_t source_length) const {
-  const auto scaled = static_cast<std::int64_t>(std::floor(max_length_a * static_cast<double>(source_length)));
-  return std::max<std::int64_t>(1, scaled + max_length_b);
+  // In double, clamped before the conversion: a*n + b may exceed any integer type.
+  const double limit = std::floor(max_length_a * static_cast<double>(source_length)) + static_cast<double>(max_length_b);
+  return static_cast<std::int64_t>(std::clamp(limit, 1.0, static_cast<double>(kMaxTargetLength)));
 }
 
 }  // namespace nmt

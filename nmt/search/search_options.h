@@ -20,6 +20,11 @@ enum class LengthPenalty {
 std::string to_string(LengthPenalty kind);
 LengthPenalty parse_length_penalty(const std::string& name);  // throws ConfigError
 
+/// Bounds of the length limit's options: a limit beyond them is a typo, and a*n + b must not overflow.
+constexpr double kMaxLengthA = 1000;
+constexpr std::int64_t kMaxLengthB = 1000000;
+constexpr std::int64_t kMaxTargetLength = 1000000;  // max_length() never exceeds this
+
 struct SearchOptions {
   double max_length_a = 2.0;        // at most a * n + b target tokens for n source subwords
   std::int64_t max_length_b = 10;
@@ -34,7 +39,7 @@ struct SearchOptions {
 
   void validate() const;  // throws ConfigError naming the option, e.g. "--beam-size must be >= 1, got 0"
   /// The most target tokens for a source of `source_length` subwords (EOS not counted):
-  /// max(1, floor(a * n) + b).
+  /// min(kMaxTargetLength, max(1, floor(a * n) + b)).
   std::int64_t max_length(std::int64_t source_length) const;
 };
 

@@ -12,6 +12,7 @@
 
 #include "nmt/core/blas_threads.h"
 #include "nmt/core/error.h"
+#include "nmt/core/thread_count.h"
 #include "nmt/core/log.h"
 #include "nmt/search/beam_search.h"
 #include "nmt/search/greedy_search.h"
@@ -89,6 +90,7 @@ void TranslateOptions::validate() const {
   if (max_tokens < 1) throw ConfigError("--batch-tokens must be >= 1, got " + std::to_string(max_tokens));
   if (max_sentences < 0) throw ConfigError("--batch-sentences must be >= 0, got " + std::to_string(max_sentences));
   if (workers < 0) throw ConfigError("--workers must be >= 0 (0: one per core), got " + std::to_string(workers));
+  if (workers > 0) check_thread_count(workers, "--workers");
   if (max_source_length < 1) {
     throw ConfigError("--max-source-length must be >= 1, got " + std::to_string(max_source_length));
   }

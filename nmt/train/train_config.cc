@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "nmt/core/error.h"
+#include "nmt/core/thread_count.h"
 
 namespace nmt {
 namespace {
@@ -44,7 +45,7 @@ std::string to_string(ValidationMetric metric) { return metric == ValidationMetr
 
 void TrainConfig::validate() const {
   require(!run_dir.empty(), "run-dir", "set", "''");
-  require(threads >= 1, "threads", ">= 1", std::to_string(threads));
+  check_thread_count(threads, "threads");
   for (const auto& [key, value] : {std::pair{"data.train-source", data.train_source},
                                    {"data.train-target", data.train_target}, {"data.dev-source", data.dev_source},
                                    {"data.dev-target", data.dev_target}, {"data.source-spm", data.source_spm}}) {

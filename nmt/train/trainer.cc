@@ -17,12 +17,15 @@
 #include <cmath>
 #include <csignal>
 #include <filesystem>
+#include <map>
 #include <regex>
 
 #include "nmt/core/device.h"
 #include "nmt/core/error.h"
 #include "nmt/core/log.h"
 #include "nmt/core/file_io.h"
+#include "nmt/core/lock_file.h"
+#include "nmt/core/thread_count.h"
 #include "nmt/core/logging.h"
 #include "nmt/data/batch.h"
 #include "nmt/data/batching.h"
@@ -108,6 +111,22 @@ void set_learning_rate(torch::optim::Optimizer& optimizer, double lr) {
   for (auto& group : optimizer.param_groups()) group.options().set_lr(lr);
 }
 
+// Checkpoint files are named by step: step-00000500.pt and its step-00000500.state.
+std::string step_stem(std::int64_t step) { return fmt::format("step-{:08}", step); }
+
+// The step files in `directory` (.pt or .state), by step, ascending.
+std::map<std::int64_t, std::string> step_files(const fs::path& directory) {
+  static const std::regex pattern(R"(step-(\d{8,})\.(pt|state))");
+  std::map<std::int64_t, std::string> found;
+  std::error_code ec;
+  for (fs::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    std::smatch match;
+    if (std::regex_match(name, match, pattern)) found.emplace(std::stoll(match[1].str()), name);
+  }
+  return found;
+}
+
 }  // namespace
 
 struct Trainer::Impl {
@@ -128,11 +147,15 @@ struct Trainer::Impl {
   TrainingState state;
   std::vector<std::vector<std::size_t>> plan;  // batches of state.position.epoch
   std::string last_checkpoint;
+  std::unique_ptr<LockFile> run_lock;
+  std::vector<std::int64_t> own_steps;  // step checkpoints this run wrote, oldest first (keep-last removes them)
 
   fs::path run_dir() const { return config.run_dir; }
   fs::path checkpoint_dir() const { return run_dir() / "checkpoints"; }
 
   void setup();
+  void check_run_directory() const;
+  std::string latest_stem() const;
   void load_tokenizers();
   void load_data();
   void build_model();
@@ -149,6 +172,7 @@ struct Trainer::Impl {
   void validate(TrainResult& result, bool& stop);
   void save(bool with_best_copy);
   TrainResult loop();
+  TrainResult run();
 };
 
 void Trainer::Impl::setup() {
@@ -156,11 +180,12 @@ void Trainer::Impl::setup() {
   std::error_code ec;
   fs::create_directories(checkpoint_dir(), ec);
   if (ec) throw IoError("cannot create run directory " + run_dir().string() + ": " + ec.message());
-  if (!config.resume && fs::exists(checkpoint_dir() / "latest")) {
-    throw ConfigError("run directory " + run_dir().string() +
-                      " already holds a training run: pass --resume to continue it, or choose another --run-dir");
-  }
+  // One trainer per run directory, before anything in it is read or written.
+  run_lock = std::make_unique<LockFile>((run_dir() / "train.lock").string(), "run directory " + run_dir().string());
+  const int stale = remove_stale_temporaries(run_dir().string()) + remove_stale_temporaries(checkpoint_dir().string());
+  check_run_directory();
   log_file = std::make_unique<ScopedLogFile>((run_dir() / "train.log").string());
+  if (stale > 0) log().info("removed {} temporary file(s) left by an interrupted run", stale);
   write_file_atomic((run_dir() / "config.toml").string(), config_text);
   metrics = std::make_unique<MetricsLog>((run_dir() / "metrics.jsonl").string());
   device = parse_device(config.device);
@@ -170,6 +195,40 @@ void Trainer::Impl::setup() {
   log().info("nmt-train: run directory {}, device {}, {} CPU thread(s)", run_dir().string(), device.str(),
                config.threads);
   log().info("effective configuration:\n{}", config_text);
+}
+
+// A run directory holds one run. Without `latest`, step files or a best.pt belong to some other
+// run (or one whose `latest` was removed): a new run would overwrite them and keep-last would
+// delete them, so refuse and say what to do.
+void Trainer::Impl::check_run_directory() const {
+  if (config.resume) return;  // resume() reads `latest`
+  if (fs::exists(checkpoint_dir() / "latest")) {
+    throw ConfigError("run directory " + run_dir().string() +
+                      " already holds a training run: resume it (--resume), or choose another run directory");
+  }
+  const auto steps = step_files(checkpoint_dir());
+  if (steps.empty() && !fs::exists(run_dir() / "best.pt")) return;
+  const std::string example = steps.empty() ? "best.pt" : "checkpoints/" + steps.begin()->second;
+  throw ConfigError("run directory " + run_dir().string() + " holds checkpoints of another run (" + example +
+                    (steps.size() > 1 ? " and " + std::to_string(steps.size() - 1) + " more" : std::string()) +
+                    ") but no checkpoints/latest: move them away, or choose another run directory");
+}
+
+// The checkpoint stem `latest` names, checked: a damaged `latest` is an error naming it.
+std::string Trainer::Impl::latest_stem() const {
+  const fs::path latest = checkpoint_dir() / "latest";
+  std::string stem = read_file(latest.string());
+  while (!stem.empty() && (stem.back() == '\n' || stem.back() == '\r' || stem.back() == ' ')) stem.pop_back();
+  static const std::regex pattern(R"(step-\d{8,})");
+  if (!std::regex_match(stem, pattern)) {
+    throw DataError(latest.string() + " does not name a checkpoint (expected step-NNNNNNNN, got '" +
+                    stem.substr(0, 40) + "')");
+  }
+  if (!fs::exists(checkpoint_dir() / (stem + ".pt")) || !fs::exists(checkpoint_dir() / (stem + ".state"))) {
+    throw DataError(latest.string() + " names " + stem + ", but " + stem + ".pt or " + stem + ".state is missing in " +
+                    checkpoint_dir().string());
+  }
+  return stem;
 }
 
 void Trainer::Impl::load_tokenizers() {
@@ -241,9 +300,9 @@ void Trainer::Impl::build_model() {
 
 void Trainer::Impl::resume() {
   if (!fs::exists(checkpoint_dir() / "latest")) {
-    throw ConfigError("cannot resume: no checkpoint in " + checkpoint_dir().string() + " (start without --resume)");
+    throw ConfigError("cannot resume: no checkpoint in " + checkpoint_dir().string() + " (start without resuming)");
   }
-  const std::string stem = read_file((checkpoint_dir() / "latest").string());
+  const std::string stem = latest_stem();
   const std::string checkpoint_path = (checkpoint_dir() / (stem + ".pt")).string();
   Checkpoint checkpoint = load_checkpoint(checkpoint_path, device);
   if (!(checkpoint.model->config() == model->config())) {
@@ -272,6 +331,11 @@ void Trainer::Impl::resume() {
   }
   state.position = saved;
   last_checkpoint = checkpoint_path;
+  // The run's earlier checkpoints are its own: keep-last may remove them. Step files above the
+  // resumed step (written after `latest` was last set, by a process that then died) are left alone.
+  for (const auto& [step, name] : step_files(checkpoint_dir())) {
+    if (step <= state.step && (own_steps.empty() || own_steps.back() != step)) own_steps.push_back(step);
+  }
   log().info("resumed from {} at step {}, epoch {}, batch {}", checkpoint_path, state.step, state.position.epoch + 1,
                state.position.batch);
 }
@@ -343,7 +407,7 @@ double Trainer::Impl::train_step(double& loss_sum, double& nll_sum, std::int64_t
 }
 
 void Trainer::Impl::save(bool with_best_copy) {
-  const std::string stem = fmt::format("step-{:08}", state.step);
+  const std::string stem = step_stem(state.step);
   const fs::path checkpoint = checkpoint_dir() / (stem + ".pt");
   state.schedule_json = schedule->state_json();
   save_checkpoint(checkpoint.string(), model, *source_tokenizer, *target_tokenizer, config_text);
@@ -351,17 +415,16 @@ void Trainer::Impl::save(bool with_best_copy) {
   write_file_atomic((checkpoint_dir() / "latest").string(), stem);
   if (with_best_copy) save_checkpoint((run_dir() / "best.pt").string(), model, *source_tokenizer, *target_tokenizer, config_text);
   last_checkpoint = checkpoint.string();
-  // Keep the newest keep_last step checkpoints.
-  std::vector<fs::path> steps;
-  const std::regex pattern(R"(step-\d{8}\.pt)");
-  for (const auto& entry : fs::directory_iterator(checkpoint_dir())) {
-    if (std::regex_match(entry.path().filename().string(), pattern)) steps.push_back(entry.path());
-  }
-  std::sort(steps.begin(), steps.end());
-  for (std::size_t i = 0; i + static_cast<std::size_t>(config.checkpoint.keep_last) < steps.size(); ++i) {
+  if (own_steps.empty() || own_steps.back() != state.step) own_steps.push_back(state.step);
+  // Keep this run's newest keep_last step checkpoints; never the one `latest` names, never
+  // another run's files (check_run_directory refuses to start among them).
+  while (own_steps.size() > static_cast<std::size_t>(config.checkpoint.keep_last)) {
+    const std::int64_t oldest = own_steps.front();
+    own_steps.erase(own_steps.begin());
+    if (oldest == state.step) continue;
     std::error_code ec;
-    fs::remove(steps[i], ec);
-    fs::remove(fs::path(steps[i]).replace_extension(".state"), ec);
+    fs::remove(checkpoint_dir() / (step_stem(oldest) + ".state"), ec);
+    fs::remove(checkpoint_dir() / (step_stem(oldest) + ".pt"), ec);
   }
   log().info("saved {}", checkpoint.string());
 }
@@ -370,12 +433,18 @@ void Trainer::Impl::validate(TrainResult& result, bool& stop) {
   const auto start = std::chrono::steady_clock::now();
   const ValidationResult v = validator->run(model, device);
   const double value = ValidationResult::metric(v, config.valid.metric);
-  const bool better = state.validations == 0 || ValidationResult::better(value, state.best_metric, config.valid.metric);
+  // A non-finite value is never the best; the best stays NaN until a finite value comes.
+  const bool has_best = state.validations > 0 && std::isfinite(state.best_metric);
+  const bool better = std::isfinite(value) &&
+                      (!has_best || ValidationResult::better(value, state.best_metric, config.valid.metric));
+  if (!std::isfinite(value)) log().warn("validation at step {}: {} is {}, not a number to compare", state.step,
+                                        to_string(config.valid.metric), value);
   ++state.validations;
   if (better) {
     state.best_metric = value;
     state.bad_validations = 0;
   } else {
+    if (!has_best) state.best_metric = std::nan("");
     ++state.bad_validations;
   }
   schedule->on_validation(better);
@@ -507,20 +576,30 @@ Trainer::Trainer(TrainConfig config, std::string config_text) : impl_(std::make_
 Trainer::~Trainer() = default;
 
 TrainResult Trainer::run() {
-  impl_->setup();
-  impl_->load_tokenizers();
-  impl_->load_data();
-  impl_->build_model();
-  if (impl_->config.resume) {
-    impl_->resume();
-  } else {
-    impl_->start_epoch(0);
+  try {
+    return impl_->run();
+  } catch (const std::exception& e) {
+    // The error that ends a run belongs in its log too (the program prints it on stderr).
+    if (impl_->log_file) impl_->log_file->write_error(e.what());
+    throw;
   }
-  TrainResult result = impl_->loop();
+}
+
+TrainResult Trainer::Impl::run() {
+  setup();
+  load_tokenizers();
+  load_data();
+  build_model();
+  if (config.resume) {
+    resume();
+  } else {
+    start_epoch(0);
+  }
+  TrainResult result = loop();
   struct rusage usage {};
   getrusage(RUSAGE_SELF, &usage);
   log().info("training ended ({}) at step {}; best {} {:.4f}; last checkpoint {}; peak memory {:.0f} MiB",
-             result.stop_reason, result.steps, to_string(impl_->config.valid.metric), result.best_metric,
+             result.stop_reason, result.steps, to_string(config.valid.metric), result.best_metric,
              result.last_checkpoint, static_cast<double>(usage.ru_maxrss) / 1024.0);
   return result;
 }

@@ -12,11 +12,13 @@
 
 #include "nmt/core/error.h"
 #include "nmt/core/file_io.h"
+#include "nmt/core/verified_archive.h"
 
 namespace nmt {
 namespace {
 
-constexpr std::int64_t kStateFormatVersion = 1;
+// 2: adds "digests" (nmt/core/verified_archive.h), verified on load; version 1 still loads, unverified.
+constexpr std::int64_t kStateFormatVersion = 2;
 
 void write_int(torch::serialize::OutputArchive& archive, const char* key, std::int64_t value) {
   archive.write(key, c10::IValue(value));
@@ -56,6 +58,8 @@ std::vector<std::pair<std::string, at::Generator>> default_generators() {
   return generators;
 }
 
+TrainingState read_training_state(const std::string& path, torch::optim::Optimizer& optimizer);
+
 }  // namespace
 
 void save_training_state(const std::string& path, const TrainingState& state, torch::optim::Optimizer& optimizer) {
@@ -76,26 +80,35 @@ void save_training_state(const std::string& path, const TrainingState& state, to
   torch::serialize::OutputArchive optimizer_archive;
   optimizer.save(optimizer_archive);
   archive.write("optimizer", optimizer_archive);
-  std::string bytes;
-  archive.save_to([&bytes](const void* data, std::size_t size) {
-    bytes.append(static_cast<const char*>(data), size);
-    return size;
-  });
-  write_file_atomic(path, bytes);
+  write_file_atomic(path, serialize_with_digests(archive));
 }
 
 TrainingState load_training_state(const std::string& path, torch::optim::Optimizer& optimizer) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw IoError("cannot open training state " + path + ": no such file");
-  torch::serialize::InputArchive archive;
   try {
-    archive.load_from(path);
+    return read_training_state(path, optimizer);
+  } catch (const Error&) {
+    throw;
   } catch (const c10::Error& e) {
     const std::string what = e.what_without_backtrace();
-    throw DataError("training state " + path + " is not a readable TorchScript archive: " + what.substr(0, what.find('\n')));
+    throw DataError("training state " + path + " is damaged: " + what.substr(0, what.find('\n')));
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    throw DataError("training state " + path + " is damaged: " + what.substr(0, what.find('\n')));
   }
-  if (read_int(archive, "format_version", path) != kStateFormatVersion) {
-    throw DataError("training state " + path + " has an unsupported format version");
+}
+
+namespace {
+
+TrainingState read_training_state(const std::string& path, torch::optim::Optimizer& optimizer) {
+  torch::serialize::InputArchive archive;
+  load_archive(archive, path, "training state");
+  const std::int64_t format = read_int(archive, "format_version", path);
+  if (format < 1 || format > kStateFormatVersion) {
+    throw DataError("training state " + path + " has format version " + std::to_string(format) + ", this nmt reads 1 to " +
+                    std::to_string(kStateFormatVersion));
+  }
+  if (!verify_digests(archive, path, "training state") && format >= 2) {
+    throw DataError("training state " + path + " is damaged: its table of checksums is missing");
   }
   TrainingState state;
   state.step = read_int(archive, "step", path);
@@ -127,5 +140,7 @@ TrainingState load_training_state(const std::string& path, torch::optim::Optimiz
   }
   return state;
 }
+
+}  // namespace
 
 }  // namespace nmt

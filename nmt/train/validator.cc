@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "nmt/core/error.h"
 #include "nmt/data/batch.h"
 #include "nmt/data/batching.h"
 #include "nmt/data/text_file.h"
@@ -31,6 +32,12 @@ Validator::Validator(const DataOptions& data, const ValidationOptions& options, 
       target_tokenizer_(target_tokenizer) {
   corpus_ = std::make_unique<ParallelCorpus>(
       ParallelCorpus::load(data.dev_source, data.dev_target, source_tokenizer, target_tokenizer));
+  // Without a pair, the dev loss is 0/0 and BLEU is empty: a run would "improve" on NaN forever.
+  if (corpus_->size() == 0) {
+    throw DataError("dev set " + data.dev_source + " / " + data.dev_target + " has no sentence pair (" +
+                    std::to_string(corpus_->counts().lines) + " lines, " + std::to_string(corpus_->counts().empty) +
+                    " with an empty side): validation needs at least one");
+  }
   TextLineReader sources(data.dev_source), references(data.dev_target);
   std::string source, reference;
   while (sources.next(source) && references.next(reference)) {

@@ -13,6 +13,7 @@ greedy_search's tokens and double-summed scores bit for bit).
 INPUTS is a TorchScript archive with buffers source [B,S], source_lengths [B], target_in [B,T],
 log_probs [B,T,V] and attention [B,T,S], as the interop test writes it.
 """
+import hashlib
 import json
 import sys
 
@@ -21,11 +22,32 @@ import torch.nn.functional as F
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 
+def verify_digests(path, archive):
+    """Format 2: every entry's SHA-256 as docs/checkpoints.md defines it (a tensor's bytes, a
+    string's UTF-8 bytes, an int's decimal text) equals the stored one."""
+    stored = json.loads(archive.digests)
+    tensors = {name: t for name, t in archive.named_parameters()}
+    tensors.update({name: t for name, t in archive.named_buffers()})
+    for entry, digest in stored.items():
+        if entry in tensors:
+            data = tensors[entry].detach().contiguous().numpy().tobytes()
+        else:
+            value = getattr(archive, entry)
+            data = (value if isinstance(value, str) else str(value)).encode("utf-8")
+        if hashlib.sha256(data).hexdigest() != digest:
+            raise SystemExit(f"{path}: entry {entry} does not match its SHA-256 checksum")
+    missing = set(tensors) - set(stored)
+    if missing:
+        raise SystemExit(f"{path}: entries without a checksum: {sorted(missing)[:3]}")
+
+
 def load_checkpoint(path):
     """Returns (config dict, {parameter name: tensor}, source SentencePiece bytes, target bytes)."""
     archive = torch.jit.load(path, map_location="cpu")
-    if archive.format_version != 1:
-        raise SystemExit(f"{path}: format version {archive.format_version}, this script reads 1")
+    if archive.format_version not in (1, 2):
+        raise SystemExit(f"{path}: format version {archive.format_version}, this script reads 1 and 2")
+    if archive.format_version == 2:
+        verify_digests(path, archive)
     config = json.loads(archive.model_config)
     params = {name[len("model."):]: p.detach() for name, p in archive.named_parameters()}
     return config, params, bytes(archive.source_spm.numpy()), bytes(archive.target_spm.numpy())

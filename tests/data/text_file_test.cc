@@ -40,6 +40,16 @@ TEST(TextLineReader, InvalidUtf8NamesFileLineAndByte) {
   EXPECT_THROW_WITH(reader.next(line), DataError, "bad.es:3: invalid UTF-8 at byte 5");
 }
 
+// NUL bytes once reached SentencePiece silently (which cuts a line at them).
+TEST(TextLineReader, NulByteNamesFileLineAndByte) {
+  test::TempDir dir;
+  test::write_text(dir.path("nul.es"), std::string("uno\ndo\0s\n", 8));
+  TextLineReader reader(dir.path("nul.es"));
+  std::string line;
+  ASSERT_TRUE(reader.next(line));
+  EXPECT_THROW_WITH(reader.next(line), DataError, "nul.es:2: NUL byte at byte 3");
+}
+
 TEST(TextLineReader, MissingFileIsAnIoError) {
   test::TempDir dir;
   EXPECT_THROW_WITH(TextLineReader(dir.path("none.txt")), IoError, "none.txt", "No such file");

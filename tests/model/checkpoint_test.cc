@@ -7,9 +7,11 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <random>
 
 #include "nmt/core/error.h"
 #include "nmt/core/file_io.h"
+#include "nmt/core/verified_archive.h"
 #include "nmt/core/version.h"
 #include "nmt/data/tokenizer_training.h"
 #include "tests/model/model_test_util.h"
@@ -80,6 +82,7 @@ struct Variant {
   int source_tokenizer_size = 200;
   std::string source_spm_bytes;            // non-empty: these bytes instead of a real model
   std::function<void(std::map<std::string, at::Tensor>&)> edit_parameters;
+  bool digests = true;                     // the "digests" entry format 2 requires
 };
 
 void write_variant(const std::string& path, Seq2Seq& model, const Variant& v) {
@@ -124,7 +127,11 @@ void write_variant(const std::string& path, Seq2Seq& model, const Variant& v) {
   torch::serialize::OutputArchive model_archive;
   write_level(model_archive, "");
   archive.write("model", model_archive);
-  archive.save_to(path);
+  if (v.digests) {
+    write_file_atomic(path, serialize_with_digests(archive));
+  } else {
+    archive.save_to(path);
+  }
 }
 
 class BrokenCheckpoint : public ::testing::Test {
@@ -167,10 +174,113 @@ TEST_F(BrokenCheckpoint, TruncatedOrForeignFiles) {
 
 TEST_F(BrokenCheckpoint, FormatVersion) {
   Variant v;
-  v.format_version = 2;
-  EXPECT_THROW_WITH(load_checkpoint(write(v)), DataError, "format version 2", "reads version 1");
+  v.format_version = 3;
+  EXPECT_THROW_WITH(load_checkpoint(write(v)), DataError, "format version 3", "reads versions 1 to 2");
   v.format_version.reset();
   EXPECT_THROW_WITH(load_checkpoint(write(v)), DataError, "no format_version");
+  // Version 1 (nmt 0.1) had no checksums: such files still load; a version 2 file must have them.
+  v.format_version = 1;
+  v.digests = false;
+  EXPECT_NO_THROW(load_checkpoint(write(v)));
+  v.format_version = 2;
+  EXPECT_THROW_WITH(load_checkpoint(write(v)), DataError, "variant.pt is damaged", "checksums is missing");
+}
+
+// Where `needle` lies in `haystack` (exactly once).
+std::size_t find_once(const std::string& haystack, const std::string& needle) {
+  const std::size_t at = haystack.find(needle);
+  EXPECT_NE(at, std::string::npos);
+  EXPECT_EQ(haystack.find(needle, at + 1), std::string::npos);
+  return at;
+}
+
+// The data offset and size of the zip entry whose name ends with `suffix`, from the central
+// directory (PyTorch's local headers leave the sizes to a data descriptor).
+std::pair<std::size_t, std::size_t> zip_entry(const std::string& zip, const std::string& suffix) {
+  const auto u16 = [&](std::size_t at) {
+    return std::size_t{static_cast<unsigned char>(zip[at])} | std::size_t{static_cast<unsigned char>(zip[at + 1])} << 8;
+  };
+  const auto u32 = [&](std::size_t at) { return u16(at) | u16(at + 2) << 16; };
+  for (std::size_t at = zip.find("PK\x01\x02"); at != std::string::npos; at = zip.find("PK\x01\x02", at + 4)) {
+    const std::string name = zip.substr(at + 46, u16(at + 28));
+    if (name.size() < suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+    const std::size_t local = u32(at + 42);
+    return {local + 30 + u16(local + 26) + u16(local + 28), u32(at + 20)};
+  }
+  ADD_FAILURE() << "no zip entry " << suffix;
+  return {0, 0};
+}
+
+std::string tensor_bytes(const at::Tensor& t) {
+  const at::Tensor c = t.contiguous();
+  return std::string(static_cast<const char*>(c.data_ptr()), static_cast<std::size_t>(c.numel()) * c.element_size());
+}
+
+// LibTorch does not check zip CRCs: one flipped byte once loaded silently and changed scores (10 of
+// 40 random flips), a flip in the embedded SentencePiece model too, and a flip in the pickle gave
+// a 3-line parser error without the file name.
+TEST_F(BrokenCheckpoint, FlippedBytesNeverLoadSilently) {
+  const std::string good_path = dir_.path("good.pt");
+  save_checkpoint(good_path, model_, test::toy_tokenizer(200), test::toy_tokenizer(300), "cfg");
+  const std::string good = read_file(good_path);
+  const Checkpoint reference = load_checkpoint(good_path);
+  const std::string flipped_path = dir_.path("flipped.pt");
+  const auto flip_at = [&](std::size_t position, unsigned char mask) {
+    std::string bytes = good;
+    bytes[position] = static_cast<char>(static_cast<unsigned char>(bytes[position]) ^ mask);
+    write_file_atomic(flipped_path, bytes);
+  };
+  const auto expect_one_line_error = [&](const std::string& where, const std::string& part) {
+    try {
+      load_checkpoint(flipped_path);
+      ADD_FAILURE() << "a flip in " << where << " loaded";
+    } catch (const Error& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("flipped.pt"), std::string::npos) << message;
+      EXPECT_NE(message.find(part), std::string::npos) << message;
+      EXPECT_EQ(message.find('\n'), std::string::npos) << "one line: " << message;
+    }
+  };
+  // A parameter's bytes, the embedded subword model, the config string.
+  flip_at(find_once(good, tensor_bytes(reference.model->named_parameters()["output.bias"])) + 5, 0x01);
+  expect_one_line_error("a parameter", "entry 'model.output.bias' does not match its SHA-256 checksum");
+  const std::string spm = test::toy_tokenizer(200).model_bytes();
+  flip_at(find_once(good, spm) + spm.size() / 2, 0x10);
+  expect_one_line_error("the source subword model", "'source_spm'");
+  flip_at(find_once(good, "\"attention\":\"general\"") + 14, 0x20);  // general -> General
+  expect_one_line_error("the model config", "model_config");
+  // The pickle that describes the archive (the zip entry .../data.pkl, stored uncompressed).
+  const auto [pickle, pickle_size] = zip_entry(good, "/data.pkl");
+  ASSERT_GT(pickle_size, 100u);
+  for (std::size_t offset = 0; offset < pickle_size; offset += pickle_size / 9) {
+    flip_at(pickle + offset, 0xff);
+    expect_one_line_error("the pickle", "flipped.pt");
+  }
+
+  // Random single-byte flips anywhere: each one is refused with the file's name, or (in zip
+  // metadata that no reader uses) loads exactly what was saved.
+  std::mt19937 random(13);
+  int refused = 0;
+  constexpr int kFlips = 60;
+  for (int i = 0; i < kFlips; ++i) {
+    const std::size_t position = std::uniform_int_distribution<std::size_t>(0, good.size() - 1)(random);
+    flip_at(position, static_cast<unsigned char>(1u << std::uniform_int_distribution<int>(0, 7)(random)));
+    try {
+      const Checkpoint loaded = load_checkpoint(flipped_path);
+      auto expected = reference.model->named_parameters();
+      for (const auto& p : loaded.model->named_parameters()) {
+        EXPECT_TRUE(at::equal(p.value(), expected[p.key()])) << "flip at " << position << " changed " << p.key();
+      }
+      EXPECT_EQ(loaded.source_tokenizer.model_bytes(), reference.source_tokenizer.model_bytes()) << position;
+      EXPECT_EQ(loaded.target_tokenizer.model_bytes(), reference.target_tokenizer.model_bytes()) << position;
+      EXPECT_EQ(loaded.training_config, "cfg") << position;
+    } catch (const Error& e) {
+      ++refused;
+      EXPECT_NE(std::string(e.what()).find("flipped.pt"), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_GT(refused, kFlips / 2) << "most of the file is content";
 }
 
 TEST_F(BrokenCheckpoint, BadConfig) {

@@ -119,7 +119,14 @@ TEST(PythonCheckpoint, ParameterNamesAsPythonSeesThem) {
       "names = sorted(n for n, _ in m.named_parameters())\n"
       "expected = sorted(open(sys.argv[2]).read().split())\n"
       "assert names == expected, (names, expected)\n"
-      "assert m.format_version == 1 and m.training_config == 'x = 1'\n"
+      "assert m.format_version == 2 and m.training_config == 'x = 1'\n"
+      // The checksums are plain SHA-256 of what Python reads (docs/checkpoints.md).
+      "import hashlib\n"
+      "d = json.loads(m.digests)\n"
+      "w = m.model.decoder.readout.weight.detach().contiguous().numpy().tobytes()\n"
+      "assert d['model.decoder.readout.weight'] == hashlib.sha256(w).hexdigest()\n"
+      "assert d['source_spm'] == hashlib.sha256(bytes(m.source_spm.numpy())).hexdigest()\n"
+      "assert d['training_config'] == hashlib.sha256(b'x = 1').hexdigest()\n"
       "assert json.loads(m.model_config)['attention'] == 'bahdanau'\n"
       "assert bytes(m.source_spm.numpy())[:2] and m.target_spm.dtype == torch.uint8\n";
   test::write_text(dir.path("check.py"), script);

@@ -342,5 +342,23 @@ TEST(ModelConfig, JsonRoundTripAndErrors) {
   EXPECT_THROW_WITH(Seq2Seq{c}, ConfigError, "model.decoder_layers");
 }
 
+// --model.encoder-hidden-size 200000 once printed a 27-line C++ backtrace: 3 x 200000^2 floats
+// (480 GB) for one GRU matrix cannot be allocated. One line that says the sizes instead.
+TEST(Seq2Seq, ModelTooLargeToAllocateIsOneLineWithItsSizes) {
+  ModelConfig config = test::tiny_config(AttentionType::dot, DecoderStyle::luong, 1);
+  config.encoder_hidden_size = 200000;
+  config.decoder_hidden_size = 2 * config.encoder_hidden_size;  // dot attention: s_t and h_j alike
+  try {
+    Seq2Seq model(config);
+    GTEST_SKIP() << "this machine allocated 480 GB";
+  } catch (const ConfigError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("cannot build the model"), std::string::npos) << message;
+    EXPECT_NE(message.find("encoder-hidden-size 200000"), std::string::npos) << message;
+    EXPECT_NE(message.find("allocate"), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+}
+
 }  // namespace
 }  // namespace nmt

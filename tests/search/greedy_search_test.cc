@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "nmt/core/error.h"
 #include "tests/search/fake_model.h"
 #include "tests/test_util.h"
@@ -76,6 +78,26 @@ TEST(GreedySearch, OptionsAreValidated) {
   options.max_length_a = 1;
   options.min_length = -2;
   EXPECT_THROW_WITH(options.validate(), ConfigError, "--min-length");
+}
+
+// --max-length-a 1e30 once overflowed the limit's integer conversion: every output was one subword.
+TEST(GreedySearch, HugeLengthLimitsAreRefusedAndNeverOverflow) {
+  SearchOptions options;
+  options.max_length_a = 1e30;
+  EXPECT_THROW_WITH(options.validate(), ConfigError, "--max-length-a", "1000");
+  options.max_length_a = kMaxLengthA;
+  options.max_length_b = kMaxLengthB;
+  EXPECT_NO_THROW(options.validate());
+  EXPECT_EQ(options.max_length(1 << 30), kMaxTargetLength);
+  EXPECT_EQ(options.max_length(std::numeric_limits<std::int64_t>::max()), kMaxTargetLength);
+  options.max_length_b = kMaxLengthB + 1;
+  EXPECT_THROW_WITH(options.validate(), ConfigError, "--max-length-b");
+  options.max_length_a = 2;
+  options.max_length_b = 10;
+  EXPECT_EQ(options.max_length(7), 24);
+  options.max_length_a = 0;
+  options.max_length_b = 0;
+  EXPECT_EQ(options.max_length(7), 1);
 }
 
 }  // namespace

@@ -5,9 +5,14 @@
 #include <nlohmann/json.hpp>
 #include <torch/optim/adam.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <filesystem>
 
 #include "nmt/core/error.h"
+#include "nmt/core/lock_file.h"
+#include "nmt/core/thread_count.h"
 #include "nmt/model/checkpoint.h"
 #include "nmt/train/training_state.h"
 #include "tests/test_util.h"
@@ -159,6 +164,89 @@ TEST(Trainer, AccumulationTakesSeveralBatchesPerStep) {
   EXPECT_EQ(state.position.batch, 10) << "5 steps of 2 batches each";
 }
 
+// Two trainers on one run directory once overwrote each other's checkpoints; the second now stops
+// at once, naming the first (the lock is per open file, so this process can stand for another).
+TEST(Trainer, SecondTrainerOnARunDirectoryIsRefusedWithTheHolder) {
+  test::TempDir dir;
+  TrainConfig config = toy_config(dir, "run", 10);
+  fs::create_directories(dir.path("run"));
+  {
+    LockFile held(dir.path("run/train.lock"), "test");
+    EXPECT_THROW_WITH(Trainer(config, "").run(), IoError, std::string("run directory"),
+                      std::string("is in use by process ") + std::to_string(::getpid()), std::string("train.lock"));
+    config.resume = true;  // a re-queued job resuming while the first still runs
+    EXPECT_THROW_WITH(Trainer(config, "").run(), IoError, "is in use by process");
+    config.resume = false;
+  }
+  EXPECT_FALSE(fs::exists(dir.path("run/checkpoints/latest"))) << "the refused trainer wrote nothing";
+  EXPECT_EQ(Trainer(config, "").run().steps, 10) << "the lock is free once its holder is gone";
+}
+
+// keep-last once deleted by name across checkpoints/: a new run among older, higher-numbered step
+// files deleted every checkpoint it wrote. Now a run never starts among another run's files, and
+// deletes only its own older checkpoints, never the one `latest` names.
+TEST(Trainer, KeepLastRemovesOnlyThisRunsOlderCheckpoints) {
+  test::TempDir dir;
+  TrainConfig config = toy_config(dir, "run", 20);
+  config.checkpoint.keep_last = 1;
+  fs::create_directories(dir.path("run/checkpoints"));
+  test::write_text(dir.path("run/checkpoints/step-00090000.pt"), "another run's checkpoint");
+  EXPECT_THROW_WITH(Trainer(config, "").run(), ConfigError, "holds checkpoints of another run",
+                    "step-00090000.pt", "no checkpoints/latest", "move them away");
+  EXPECT_EQ(test::read_text(dir.path("run/checkpoints/step-00090000.pt")), "another run's checkpoint");
+  fs::remove(dir.path("run/checkpoints/step-00090000.pt"));
+  test::write_text(dir.path("run/best.pt"), "another run's best");
+  EXPECT_THROW_WITH(Trainer(config, "").run(), ConfigError, "another run", "best.pt");
+  fs::remove(dir.path("run/best.pt"));
+
+  EXPECT_EQ(Trainer(config, "").run().steps, 20);
+  EXPECT_FALSE(fs::exists(dir.path("run/checkpoints/step-00000010.pt")));
+  EXPECT_TRUE(fs::exists(dir.path("run/checkpoints/step-00000020.pt")));
+  // A step file above `latest` (its writer died before updating `latest`) is not this process's to delete;
+  // a temporary file of a killed writer is removed when the next run starts.
+  fs::copy_file(dir.path("run/checkpoints/step-00000020.pt"), dir.path("run/checkpoints/step-00000090.pt"));
+  test::write_text(dir.path("run/checkpoints/step-00000030.pt.tmp.k1ll3d"), "half a checkpoint");
+  config.resume = true;
+  config.train.max_steps = 40;
+  EXPECT_EQ(Trainer(config, "").run().steps, 40);
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir.path("run/checkpoints"))) names.push_back(entry.path().filename());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"latest", "step-00000040.pt", "step-00000040.state", "step-00000090.pt"}));
+  EXPECT_EQ(test::read_text(dir.path("run/checkpoints/latest")), "step-00000040");
+  config.train.max_steps = 50;  // and it resumes again from what `latest` names
+  EXPECT_EQ(Trainer(config, "").run().steps, 50);
+}
+
+TEST(Trainer, DamagedLatestIsNamed) {
+  test::TempDir dir;
+  TrainConfig config = toy_config(dir, "run", 10);
+  Trainer(config, "").run();
+  config.resume = true;
+  config.train.max_steps = 20;
+  test::write_text(dir.path("run/checkpoints/latest"), "step-00000777");
+  EXPECT_THROW_WITH(Trainer(config, "").run(), DataError, "latest names step-00000777", "missing");
+  test::write_text(dir.path("run/checkpoints/latest"), std::string("\0\x01garbage", 9));
+  EXPECT_THROW_WITH(Trainer(config, "").run(), DataError, "latest does not name a checkpoint");
+}
+
+// An empty dev set once trained on and reported "loss -nan ... new best".
+TEST(Trainer, EmptyDevSetIsRefused) {
+  test::TempDir dir;
+  TrainConfig config = toy_config(dir, "run", 10);
+  test::write_text(dir.path("empty.es"), "");
+  test::write_text(dir.path("empty.en"), "");
+  config.data.dev_source = dir.path("empty.es");
+  config.data.dev_target = dir.path("empty.en");
+  EXPECT_THROW_WITH(Trainer(config, "").run(), DataError, "dev set", "empty.es", "no sentence pair");
+  test::write_text(dir.path("blank.es"), "\n  \n");
+  test::write_text(dir.path("blank.en"), "a\nb\n");
+  config.data.dev_source = dir.path("blank.es");
+  config.data.dev_target = dir.path("blank.en");
+  config.run_dir = dir.path("run2");
+  EXPECT_THROW_WITH(Trainer(config, "").run(), DataError, "no sentence pair", "2 lines");
+}
+
 TEST(TrainConfig, ValidationNamesTheKey) {
   test::TempDir dir;
   TrainConfig c = toy_config(dir, "run", 10);
@@ -175,6 +263,10 @@ TEST(TrainConfig, ValidationNamesTheKey) {
   EXPECT_THROW_WITH(Trainer(c, "").run(), ConfigError, "cuda:7");
   c.device = "tpu";
   EXPECT_THROW_WITH(Trainer(c, "").run(), ConfigError, "unknown device 'tpu'");
+  c.device = "cpu";
+  c.threads = 1000000000;  // once crashed libgomp
+  EXPECT_THROW_WITH(c.validate(), ConfigError, "threads must be in [1, " + std::to_string(max_thread_count()) + "]",
+                    std::string("got 1000000000"));
 }
 
 }  // namespace
