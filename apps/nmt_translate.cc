@@ -11,6 +11,8 @@
 #include "nmt/core/allocator.h"
 #include "nmt/core/device.h"
 #include "nmt/core/error.h"
+#include "nmt/core/file_io.h"
+#include "nmt/core/thread_count.h"
 #include "nmt/data/text_file.h"
 #include "nmt/model/checkpoint.h"
 #include "nmt/search/translate_stream.h"
@@ -65,7 +67,9 @@ int main(int argc, char** argv) {
   return nmt::app::run(app, argc, argv, [&] {
     s.length_penalty = nmt::parse_length_penalty(length_penalty);
     t.long_inputs = nmt::parse_long_input_policy(long_inputs);
-    if (threads < 1) throw nmt::ConfigError("--threads must be >= 1, got " + std::to_string(threads));
+    nmt::check_thread_count(threads, "--threads");
+    nmt::check_distinct_outputs(
+        {{"--output", output}, {"--attention-output", attention_output}, {"--alignment-output", alignment_output}});
     if (progress != "auto" && progress != "always" && progress != "never") {
       throw nmt::ConfigError("--progress must be auto, always or never, got '" + progress + "'");
     }

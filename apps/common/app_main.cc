@@ -36,7 +36,11 @@ int run(CLI::App& app, int argc, char** argv, const std::function<void()>& body)
     spdlog::error("{} (see --help for the options)", message);
     return 2;
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // Every usage error is one line and exits 2 (CLI11 has a code per kind, e.g. 104 for a value
+    // that does not convert).
+    spdlog::error("{} (see --help for the options)", e.what());
+    return 2;
   } catch (const std::exception& e) {  // e.g. a bad --log-level
     spdlog::error("{}", e.what());
     return 1;

@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# CLI tests of the faults issue 13 found, run as a hostile user would: outputs that are devices,
+# FIFOs, links or each other; two trainers on one run directory; kill -9; damaged checkpoints;
+# absurd numbers; malformed configuration files; binary training text. Each case once lost data,
+# damaged a file, crashed or misreported. Trains a small model first (~10 s).
+# Usage: reliability_cli_test.sh BIN_DIR DATA_DIR
+set -uo pipefail
+bin=$1 data=$2
+source "$(dirname "$0")/cli_lib.sh"
+
+train=$bin/nmt-train translate=$bin/nmt-translate tokenizer=$bin/nmt-tokenizer
+head -n 12 "$data/toy.es" >"$work/dev.es"
+head -n 12 "$data/toy.en" >"$work/dev.en"
+cat >"$work/toy.toml" <<TOML
+device = "cpu"
+
+[data]
+train-source = "$data/toy.es"
+train-target = "$data/toy.en"
+dev-source = "$work/dev.es"
+dev-target = "$work/dev.en"
+source-spm = "$work/spm.model"
+vocab-size = 300
+
+[model]
+embedding-size = 16
+encoder-hidden-size = 16
+decoder-hidden-size = 16
+attention-size = 16
+
+[train]
+max-steps = 20
+max-tokens = 400
+log-every = 5
+
+[valid]
+every = 0
+
+[checkpoint]
+every = 10
+TOML
+"$train" --config "$work/toy.toml" --run-dir "$work/model" --train.max-steps 30 >/dev/null 2>"$work/train.err" ||
+  { echo "training the test model failed: $(tail -n 2 "$work/train.err")"; exit 1; }
+model=$work/model/best.pt
+head -n 6 "$data/toy.es" >"$work/in.es"
+"$translate" -m "$model" -i "$work/in.es" -o "$work/expected.en" 2>/dev/null || fail "reference translation failed"
+
+# --- Outputs: a device, a FIFO and a link are written, never replaced. ---------------------------
+if mknod "$work/null" c 1 3 2>/dev/null; then
+  expect 0 "" -- "$translate" -m "$model" -i "$work/in.es" -o "$work/null"
+  [[ -c $work/null ]] && pass || fail "-o a device node turned it into $(stat -c %F "$work/null")"
+else
+  echo "skip: mknod needs root"
+fi
+expect 0 "" -- "$translate" -m "$model" -i "$work/in.es" -o /dev/null --attention-output /dev/null
+[[ -c /dev/null ]] && pass || fail "-o /dev/null replaced the system's /dev/null"
+"$tokenizer" encode -m "$work/spm.model" -i "$work/in.es" -o /dev/null && [[ -c /dev/null ]] && pass ||
+  fail "nmt-tokenizer -o /dev/null"
+
+mkfifo "$work/fifo"
+timeout 60 cat "$work/fifo" >"$work/from-fifo" &
+reader=$!
+expect 0 "" -- timeout 60 "$translate" -m "$model" -i "$work/in.es" -o "$work/fifo"
+wait "$reader" && pass || fail "the FIFO's reader did not finish (blocked forever once)"
+cmp -s "$work/from-fifo" "$work/expected.en" && pass || fail "the FIFO's reader got other bytes"
+[[ -p $work/fifo ]] && pass || fail "-o a FIFO turned it into $(stat -c %F "$work/fifo")"
+
+mkdir "$work/real"
+ln -s real/out.en "$work/link"
+expect 0 "" -- "$translate" -m "$model" -i "$work/in.es" -o "$work/link"
+[[ -L $work/link ]] && cmp -s "$work/real/out.en" "$work/expected.en" && pass ||
+  fail "-o a link replaced the link instead of writing its target"
+
+# One file as two outputs, a missing folder: refused before anything is written.
+expect_error 1 "--attention-output .*same\.en is the same file as --output" -- \
+  "$translate" -m "$model" -i "$work/in.es" -o "$work/same.en" --attention-output "$work/same.en"
+[[ ! -e $work/same.en ]] && pass || fail "a refused run left same.en"
+expect_error 1 "--alignment-output .*link is the same file as --output" -- \
+  "$translate" -m "$model" -i "$work/in.es" -o "$work/real/out.en" --alignment-output "$work/link"
+expect_error 1 "cannot write .*nowhere/out.en: folder .*nowhere does not exist" -- \
+  "$translate" -m "$model" -i "$work/in.es" -o "$work/nowhere/out.en"
+[[ ! -e $work/nowhere ]] && pass || fail "the missing folder was created"
+
+# A temporary file left by a killed writer is removed by the next writer of that path.
+printf 'half a file' >"$work/again.en.tmp.Xk9dQ2"
+expect 0 "" -- "$translate" -m "$model" -i "$work/in.es" -o "$work/again.en"
+[[ ! -e $work/again.en.tmp.Xk9dQ2 ]] && pass || fail "a killed writer's temporary file was left"
+
+# --- Absurd numbers: one line, no crash. ----------------------------------------------------------
+expect_error 1 "--threads must be in \[1, [0-9]+\].*got 1000000000" -- \
+  "$translate" -m "$model" -i "$work/in.es" --threads 1000000000
+expect_error 1 "--workers must be in \[1, [0-9]+\]" -- "$translate" -m "$model" -i "$work/in.es" --workers 1000000000
+cores=$(nproc)
+if [[ $cores -lt 64 ]]; then
+  "$translate" -m "$model" -i "$work/in.es" -o "$work/many.en" --threads 64 2>"$work/err" && pass || fail "--threads 64"
+  grep -q -- "--threads 64 is more than the $cores cores" "$work/err" && pass || fail "no warning for --threads 64"
+fi
+expect_error 1 "--max-length-a must be in \[0, 1000\], got 1e\+?30" -- \
+  "$translate" -m "$model" -i "$work/in.es" --max-length-a 1e30
+expect_error 1 "threads must be in \[1, [0-9]+\]" -- "$train" --config "$work/toy.toml" --run-dir "$work/t" --threads 1000000000
+
+# --- Damaged checkpoints: refused with the file's name, in one line. ------------------------------
+size=$(stat -c %s "$model")
+for offset in $((size / 3)) $((size / 2)) $((size * 9 / 10)); do
+  cp "$model" "$work/flipped.pt"
+  byte=$(od -An -tu1 -j "$offset" -N1 "$model" | tr -d ' ')
+  printf "$(printf '\\%03o' $(((byte + 1) % 256)))" | dd of="$work/flipped.pt" bs=1 seek="$offset" conv=notrunc 2>/dev/null
+  expect_error 1 "checkpoint .*flipped\.pt (is damaged|is not a readable)" -- "$translate" -m "$work/flipped.pt" -i "$work/in.es"
+done
+
+# --- Run directories: one trainer each; kill -9 loses nothing. ------------------------------------
+"$train" --config "$work/toy.toml" --run-dir "$work/run" --train.max-steps 100000 >/dev/null 2>"$work/first.err" &
+first=$!
+for _ in $(seq 150); do grep -q "step  *10 " "$work/first.err" 2>/dev/null && break; sleep 0.2; done
+expect_error 1 "run directory .*run is in use by process $first on $(hostname)" -- \
+  "$train" --config "$work/toy.toml" --run-dir "$work/run" --resume --train.max-steps 5
+expect_error 1 "is in use by process $first" -- "$train" --config "$work/toy.toml" --run-dir "$work/run"
+kill -9 "$first"
+wait "$first" 2>/dev/null
+latest=$(cat "$work/run/checkpoints/latest")
+[[ -f $work/run/checkpoints/$latest.pt ]] && pass || fail "after kill -9, latest names a missing $latest.pt"
+step=$((10#${latest#step-}))
+expect 0 "" -- "$train" --config "$work/toy.toml" --run-dir "$work/run" --resume --train.max-steps $((step + 10))
+[[ -z $(find "$work/run" -name '*.tmp.*') ]] && pass || fail "temporary files left: $(find "$work/run" -name '*.tmp.*')"
+[[ $(cat "$work/run/checkpoints/latest") == $(printf 'step-%08d' $((step + 10))) ]] && pass || fail "resume after kill -9"
+# The effective configuration a run writes is itself a valid configuration file.
+expect 0 "" -- "$train" --config "$work/run/config.toml" --resume --train.max-steps $((step + 10))
+grep -q "^share-embeddings = false$" "$work/run/config.toml" && pass || fail "config.toml: a bool written as 0/1"
+
+# Older, higher-numbered step files of another run: refused, and nothing deleted.
+mkdir -p "$work/foreign/checkpoints"
+cp "$model" "$work/foreign/checkpoints/step-00090000.pt"
+expect_error 1 "holds checkpoints of another run \(checkpoints/step-00090000.pt\) but no checkpoints/latest" -- \
+  "$train" --config "$work/toy.toml" --run-dir "$work/foreign" --train.max-steps 20
+cmp -s "$model" "$work/foreign/checkpoints/step-00090000.pt" && pass || fail "a foreign step file was touched"
+
+# --- Configuration files: strict, with our messages; usage errors exit 2. --------------------------
+config_error() {  # config_error PATTERN FILE_CONTENT (printf format)
+  printf "$2" >"$work/bad.toml"
+  expect_error 2 "$1" -- "$train" --config "$work/bad.toml"
+}
+config_error 'bad\.toml:2: optim\.lr must be a number, got "fast"' '[optim]\nlr = "fast"\n'
+config_error 'bad\.toml:2: train\.max-steps must be an integer, got "100"' '[train]\nmax-steps = "100"\n'
+config_error 'bad\.toml:1: threads must be an integer, got 1\.5' 'threads = 1.5\n'
+config_error 'bad\.toml:2: arrays are not accepted' '[data]\ntrain-source = ["a", "b"]\n'
+config_error "bad\.toml:3: key 'train.max-steps' is set twice \(first on line 2\)" '[train]\nmax-steps = 1\nmax-steps = 2\n'
+config_error "bad\.toml:2: unknown key 'train.max-step'" '[train]\nmax-step = 5\n'
+config_error "bad\.toml:1: 'cpu' is not a TOML value \(strings need quotes" 'device = cpu\n'
+config_error 'bad\.toml: not a text file' '\x7fELF\x02\x01\x01\x00\x00\x00\xff\xfe'
+config_error 'bad\.toml:2: model\.share-embeddings must be true or false, got 1' '[model]\nshare-embeddings = 1\n'
+config_error 'bad\.toml:1: .*multi-line strings' 'run-dir = """x"""\n'
+expect_error 2 "Could not convert: --optim\.lr = fast" -- "$train" --config "$work/toy.toml" --optim.lr fast
+# A byte-order mark (some editors write one) is not part of the first key.
+{ printf '\xef\xbb\xbf'; cat "$work/toy.toml"; } >"$work/bom.toml"
+expect_error 1 "train.max-steps, train.max-epochs" -- "$train" --config "$work/bom.toml" --run-dir "$work/b" \
+  --train.max-steps 0 --train.max-epochs 0
+
+# --- Training data and sizes (the trainer logs its start first: the error is the last line). -------
+: >"$work/empty.es"
+: >"$work/empty.en"
+expect 1 "dev set .*empty\.es .* has no sentence pair" -- "$train" --config "$work/toy.toml" --run-dir "$work/e" \
+  --data.dev-source "$work/empty.es" --data.dev-target "$work/empty.en" --data.source-spm "$work/spm.model"
+[[ -z $(grep -h "nan" "$work"/e/train.log 2>/dev/null) ]] && pass || fail "NaN reported"
+grep -q "error.*has no sentence pair" "$work/e/train.log" && pass || fail "the fatal error is not in train.log"
+{ head -n 3 "$data/toy.es"; printf 'bad \0 line\n'; } >"$work/nul.es"
+head -n 4 "$data/toy.en" >"$work/nul.en"
+expect 1 "nul\.es:4: NUL byte at byte 5" -- "$train" --config "$work/toy.toml" --run-dir "$work/n" \
+  --data.train-source "$work/nul.es" --data.train-target "$work/nul.en" --data.source-spm "$work/nul-spm.model"
+expect 1 "cannot build the model \(.*encoder-hidden-size 200000.*\): .*allocate" -- \
+  "$train" --config "$work/toy.toml" --run-dir "$work/huge" --model.encoder-hidden-size 200000
+expect 1 "vocabulary of 20 pieces is too small .* at least [0-9]+" -- \
+  "$train" --config "$work/toy.toml" --run-dir "$work/v" --data.vocab-size 20 --data.source-spm "$work/tiny-spm.model"
+
+finish
