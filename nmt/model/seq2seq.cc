@@ -22,12 +22,18 @@ Seq2SeqImpl::Seq2SeqImpl(const ModelConfig& config) : config_(config) {
   try {
     build();
   } catch (const c10::Error& e) {  // e.g. "DefaultCPUAllocator: not enough memory: you tried to allocate N bytes"
-    const std::string what = e.what_without_backtrace();
+    std::string what = e.what_without_backtrace();
+    what = what.substr(0, what.find('\n'));
+    // "[enforce fail at alloc_cpu.cpp:75] err == 0. DefaultCPUAllocator: ...": keep what it says.
+    if (what.rfind("[enforce fail at ", 0) == 0 && what.find("] ") != std::string::npos) {
+      what = what.substr(what.find("] ") + 2);
+      if (what.find(". ") != std::string::npos) what = what.substr(what.find(". ") + 2);
+    }
     throw ConfigError("cannot build the model (embedding-size " + std::to_string(config_.embedding_size) +
                       ", encoder-hidden-size " + std::to_string(config_.encoder_hidden_size) + ", decoder-hidden-size " +
                       std::to_string(config_.decoder_hidden_size) + ", vocabularies " +
                       std::to_string(config_.source_vocab_size) + " and " + std::to_string(config_.target_vocab_size) +
-                      "): " + what.substr(0, what.find('\n')));
+                      "): " + what);
   } catch (const std::bad_alloc&) {
     throw ConfigError("cannot build the model: out of memory for encoder-hidden-size " +
                       std::to_string(config_.encoder_hidden_size) + ", decoder-hidden-size " +
