@@ -112,8 +112,17 @@ void sync_directory(const std::string& directory) {
 
 }  // namespace
 
-std::string resolve_output_path(const std::string& path) {
+namespace {
+
+// Follows the chain of links at `path`; `through_proc` says whether it passes through /proc
+// (/dev/stdout -> /proc/self/fd/1 -> pipe:[123]: the kernel's magic links, which name no path).
+std::string follow_links(const std::string& path, bool& through_proc) {
+  const auto in_proc = [](const std::string& file) {  // /dev/fd/3 lies in /proc/self/fd
+    char directory[PATH_MAX];
+    return ::realpath(parent_of(file).c_str(), directory) != nullptr && std::string(directory).rfind("/proc/", 0) == 0;
+  };
   std::string current = path;
+  through_proc = in_proc(current);
   for (int depth = 0; depth < 40; ++depth) {
     struct stat st {};
     if (::lstat(current.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return current;
@@ -122,8 +131,16 @@ std::string resolve_output_path(const std::string& path) {
     if (n < 0) throw IoError("cannot follow link " + current + ": " + std::strerror(errno));
     link.resize(static_cast<std::size_t>(n));
     current = fs::path(link).is_absolute() ? link : (fs::path(parent_of(current)) / link).string();
+    through_proc = through_proc || in_proc(current);
   }
   throw IoError("cannot write " + path + ": too many levels of symbolic links");
+}
+
+}  // namespace
+
+std::string resolve_output_path(const std::string& path) {
+  bool through_proc = false;
+  return follow_links(path, through_proc);
 }
 
 void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
@@ -133,10 +150,11 @@ void check_distinct_outputs(const std::vector<std::pair<std::string, std::string
   std::vector<Seen> seen;
   for (const auto& [role, path] : outputs) {
     if (path.empty() || path == "-") continue;
-    std::string resolved = resolve_output_path(path);
+    bool through_proc = false;
+    std::string resolved = follow_links(path, through_proc);
     struct stat st {};
-    const bool exists = ::stat(resolved.c_str(), &st) == 0;
-    if (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) continue;  // devices, FIFOs may be shared
+    const bool exists = ::stat(path.c_str(), &st) == 0;
+    if (through_proc || (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))) continue;  // devices, FIFOs, /dev/fd/N may be shared
     std::error_code ec;
     const fs::path canonical = fs::weakly_canonical(resolved, ec);
     if (!ec) resolved = canonical.string();
@@ -167,18 +185,21 @@ void write_file_atomic(const std::string& path, std::string_view bytes) {
 
 AtomicOutputFile::AtomicOutputFile(std::string path) : path_(std::move(path)) {
   if (path_.empty()) throw IoError("cannot write an output file with an empty name");
-  target_ = resolve_output_path(path_);
+  bool through_proc = false;
+  target_ = follow_links(path_, through_proc);
   const std::string shown = target_ == path_ ? path_ : path_ + " (-> " + target_ + ")";
   struct stat st {};
-  const bool exists = ::stat(target_.c_str(), &st) == 0;
+  const bool exists = ::stat(path_.c_str(), &st) == 0;  // as open() sees it, magic links included
   if (exists && S_ISDIR(st.st_mode)) throw IoError("cannot write " + shown + ": is a directory");
   if (exists && S_ISSOCK(st.st_mode)) throw IoError("cannot write " + shown + ": is a socket");
   int fd = -1;
-  if (exists && !S_ISREG(st.st_mode)) {
-    // A device or FIFO: write it in place, as `> path` would; renaming over it would replace it.
-    fd = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  if (exists && (!S_ISREG(st.st_mode) || through_proc)) {
+    // A device, a FIFO, or a descriptor named through /proc (/dev/stdout, /dev/fd/N, >(...)):
+    // write it in place, as `> path` would; renaming over it would replace it.
+    fd = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | (S_ISREG(st.st_mode) ? O_TRUNC : 0));
     if (fd < 0) throw IoError("cannot write " + shown + ": " + std::strerror(errno));
   } else {
+    if (through_proc) throw IoError("cannot write " + shown + ": not a file that can be created");
     const std::string parent = parent_of(target_);
     struct stat parent_st {};
     if (::stat(parent.c_str(), &parent_st) != 0) {

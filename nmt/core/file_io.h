@@ -5,8 +5,9 @@
 //   path, so a crash or an interrupt never leaves a half-written file and the old file survives
 //   until the new one is complete (its permission bits are kept);
 // - a symbolic link: followed (to the end of a chain); the link stays and its target is written as above;
-// - a device, a FIFO: written directly (opened for writing, never created, truncated or renamed
-//   over), the way a shell redirection writes it: `-o /dev/null` stays the system's /dev/null;
+// - a device, a FIFO, a descriptor named through /proc (/dev/stdout, /dev/fd/N, bash's >(...)):
+//   written directly (opened for writing, never created or renamed over), the way a shell
+//   redirection writes it: `-o /dev/null` stays the system's /dev/null;
 // - a directory, a socket, a missing parent folder: an IoError naming the path.
 // Every temporary file is held under an flock(2) lock while it is written: the kernel releases the
 // lock when its process dies, so leftovers of a killed writer (NAME.tmp.XXXXXX) are recognised and

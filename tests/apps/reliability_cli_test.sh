@@ -65,6 +65,15 @@ wait "$reader" && pass || fail "the FIFO's reader did not finish (blocked foreve
 cmp -s "$work/from-fifo" "$work/expected.en" && pass || fail "the FIFO's reader got other bytes"
 [[ -p $work/fifo ]] && pass || fail "-o a FIFO turned it into $(stat -c %F "$work/fifo")"
 
+# /dev/stdout and bash's >(...) are links through /proc to a descriptor: written in place.
+(cd "$work" && "$translate" -m "$model" -i "$work/in.es" -o /dev/stdout >"$work/stdout.en" 2>/dev/null) &&
+  cmp -s "$work/stdout.en" "$work/expected.en" && pass || fail "-o /dev/stdout"
+(cd "$work" && "$translate" -m "$model" -i "$work/in.es" -o >(cat >"$work/subst.en") 2>/dev/null) || fail "-o >(...)"
+for _ in $(seq 50); do cmp -s "$work/subst.en" "$work/expected.en" && break; sleep 0.1; done
+cmp -s "$work/subst.en" "$work/expected.en" && pass || fail "-o >(...) did not reach the pipe"
+[[ -z $(find "$work" -maxdepth 1 -name 'pipe:*' -o -maxdepth 1 -name 'stdout.tmp.*') ]] && pass ||
+  fail "a file named after a descriptor was created"
+
 mkdir "$work/real"
 ln -s real/out.en "$work/link"
 expect 0 "" -- "$translate" -m "$model" -i "$work/in.es" -o "$work/link"

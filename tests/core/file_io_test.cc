@@ -127,6 +127,20 @@ TEST(FileIo, FifoIsWrittenInPlaceAndItsReaderGetsTheBytes) {
   EXPECT_TRUE(S_ISFIFO(st.st_mode));
 }
 
+// bash's >(...) and /dev/stdout are links through /proc to a pipe (pipe:[123] names no path):
+// written in place, never a file called "pipe:[123]" created in the working directory.
+TEST(FileIo, DescriptorsNamedThroughProcAreWrittenInPlace) {
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const std::string through_dev_fd = "/dev/fd/" + std::to_string(pipe_fds[1]);
+  write_file_atomic(through_dev_fd, "via /dev/fd\n");
+  EXPECT_NO_THROW(check_distinct_outputs({{"-o", through_dev_fd}, {"--attention-output", through_dev_fd}}));
+  ::close(pipe_fds[1]);
+  char buffer[64] = {};
+  EXPECT_EQ(std::string(buffer, static_cast<std::size_t>(::read(pipe_fds[0], buffer, sizeof(buffer)))), "via /dev/fd\n");
+  ::close(pipe_fds[0]);
+}
+
 TEST(FileIo, SymlinkChainIsFollowedAndTheLinksStay) {
   TempDir dir;
   fs::create_directory(dir.path("real"));
