@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -139,6 +140,23 @@ TEST(FileIo, DescriptorsNamedThroughProcAreWrittenInPlace) {
   char buffer[64] = {};
   EXPECT_EQ(std::string(buffer, static_cast<std::size_t>(::read(pipe_fds[0], buffer, sizeof(buffer)))), "via /dev/fd\n");
   ::close(pipe_fds[0]);
+}
+
+// A full disk: the error names the path and the reason, the old file survives whole, and no
+// temporary file is left behind.
+TEST(FileIo, FullDiskLeavesTheOldFileAndNoTemporary) {
+  EXPECT_THROW_WITH(write_file_atomic("/dev/full", std::string(1 << 16, 'x')), IoError, "/dev/full",
+                    "No space left on device");
+  TempDir dir;
+  const std::string small = dir.path("small");
+  fs::create_directory(small);
+  if (::mount("tmpfs", small.c_str(), "tmpfs", 0, "size=64k") != 0) GTEST_SKIP() << "mounting a tmpfs needs root";
+  const std::string path = small + "/model.pt";
+  test::write_text(path, "the old, complete file");
+  EXPECT_THROW_WITH(write_file_atomic(path, std::string(1 << 20, 'x')), IoError, "model.pt", "No space left on device");
+  EXPECT_EQ(read_file(path), "the old, complete file");
+  EXPECT_EQ(entries(small), std::vector<std::string>{"model.pt"});
+  ::umount(small.c_str());
 }
 
 TEST(FileIo, SymlinkChainIsFollowedAndTheLinksStay) {
