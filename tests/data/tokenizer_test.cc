@@ -1,9 +1,12 @@
 #include "nmt/data/tokenizer.h"
 
 #include <gtest/gtest.h>
+#include <sentencepiece_model.pb.h>
 #include <sentencepiece_trainer.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <thread>
 
@@ -159,6 +162,55 @@ TEST(Tokenizer, RejectsModelsWithOtherSpecialIds) {
   ASSERT_TRUE(status.ok()) << status.ToString();
   EXPECT_THROW_WITH(Tokenizer::load(dir.path("default.model")), DataError, "default.model",
                     "pad id is -1", "needs 0");
+}
+
+// SentencePiece reads out of bounds on these (found by tests/fuzz/fuzz_tokenizer_model): they must be
+// refused when loaded, before any text reaches them.
+TEST(Tokenizer, RejectsTablesSentencePieceWouldReadOutOfBounds) {
+  sentencepiece::ModelProto good;
+  ASSERT_TRUE(good.ParseFromString(toy_tokenizer().model_bytes()));
+  const std::string charsmap = good.normalizer_spec().precompiled_charsmap();
+  ASSERT_GT(charsmap.size(), 4u);  // nmt-tokenizer's models normalize with NFKC
+  const auto with_charsmap = [&](const std::string& table) {
+    sentencepiece::ModelProto model = good;
+    model.mutable_normalizer_spec()->set_precompiled_charsmap(table);
+    return model.SerializeAsString();
+  };
+  std::uint32_t trie_bytes = 0;
+  std::memcpy(&trie_bytes, charsmap.data(), 4);  // little-endian header: the trie's size
+  std::string oversized = charsmap;  // SentencePiece checks size < blob, not size + header <= blob
+  const auto too_big = static_cast<std::uint32_t>(charsmap.size() - 1);
+  std::memcpy(oversized.data(), &too_big, 4);
+  EXPECT_THROW_WITH(Tokenizer::from_bytes(with_charsmap(oversized), "oversized"), DataError, "oversized",
+                    "damaged normalization table", "bad trie size");
+  EXPECT_THROW_WITH(Tokenizer::from_bytes(with_charsmap(charsmap.substr(0, 4 + trie_bytes)), "cut"), DataError,
+                    "cut", "a replacement outside the table");
+  const std::uint32_t half = trie_bytes / 2 / 4 * 4;  // the trie's first half: transitions lead out of it
+  std::string shrunk = charsmap.substr(0, 4) + charsmap.substr(4, half) + charsmap.substr(4 + trie_bytes);
+  std::memcpy(shrunk.data(), &half, 4);
+  EXPECT_THROW_WITH(Tokenizer::from_bytes(with_charsmap(shrunk), "half"), DataError, "half",
+                    "damaged normalization table");
+  EXPECT_NO_THROW(Tokenizer::from_bytes(with_charsmap(charsmap), "same"));
+
+  sentencepiece::ModelProto nested = good;
+  for (int n = 1; n <= 65; ++n) {
+    auto* piece = nested.add_pieces();
+    std::string snowmen;
+    for (int k = 0; k < n; ++k) snowmen += "\xE2\x98\x83";
+    piece->set_piece(snowmen);
+    piece->set_type(sentencepiece::ModelProto::SentencePiece::USER_DEFINED);
+  }
+  EXPECT_THROW_WITH(Tokenizer::from_bytes(nested.SerializeAsString(), "nested"), DataError, "nested",
+                    "more than 64 user-defined symbols");
+  nested.mutable_pieces()->RemoveLast();
+  EXPECT_NO_THROW(Tokenizer::from_bytes(nested.SerializeAsString(), "64 nested"));
+
+  // The fuzzer's inputs: a replacement outside the table, and a user-defined symbol that starts with
+  // NUL (SentencePiece's trie builder threw Darts::Exception out of from_bytes).
+  for (const char* name : {"charsmap-replacement-outside-table", "darts-exception-zero-length-symbol"}) {
+    const std::string bytes = read_file(std::string(NMT_SOURCE_DIR) + "/tests/fuzz/regressions/tokenizer_model/" + name);
+    EXPECT_THROW(Tokenizer::from_bytes(bytes, name), DataError) << name;
+  }
 }
 
 TEST(TokenizerTraining, TrainsBpeAndWritesVocab) {
