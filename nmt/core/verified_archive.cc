@@ -2,9 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstring>
 #include <filesystem>
 #include <map>
-#include <sstream>
 
 #include "nmt/core/error.h"
 #include "nmt/core/sha256.h"
@@ -21,13 +21,42 @@ std::string tensor_digest(const at::Tensor& tensor) {
   return hash.hex_finish();
 }
 
+// A canonical byte form of a value, the same in every LibTorch version (printed forms are not).
+void append_canonical(const c10::IValue& value, std::string& out) {
+  if (value.isString()) {
+    out += value.toStringRef();
+  } else if (value.isInt()) {
+    out += std::to_string(value.toInt());
+  } else if (value.isBool()) {
+    out += value.toBool() ? "true" : "false";
+  } else if (value.isDouble()) {  // the IEEE-754 bit pattern, little-endian
+    const double number = value.toDouble();
+    char bytes[sizeof(double)];
+    std::memcpy(bytes, &number, sizeof(double));
+    out.append(bytes, sizeof(double));
+  } else if (value.isNone()) {
+    out += "None";
+  } else if (value.isTensor()) {
+    const at::Tensor cpu = value.toTensor().to(at::kCPU).contiguous();
+    out.append(static_cast<const char*>(cpu.data_ptr()), static_cast<std::size_t>(cpu.numel()) * cpu.element_size());
+  } else if (value.isTuple() || value.isList()) {
+    out += '[';
+    const auto elements = value.isTuple() ? value.toTupleRef().elements().vec() : value.toListRef().vec();
+    for (const auto& element : elements) {
+      append_canonical(element, out);
+      out += ',';
+    }
+    out += ']';
+  } else {
+    out += value.tagKind();  // a kind nmt does not store: its kind at least
+  }
+}
+
 std::string value_digest(const c10::IValue& value) {
   if (value.isString()) return sha256_hex(value.toStringRef());
-  if (value.isInt()) return sha256_hex(std::to_string(value.toInt()));
-  std::ostringstream printed;  // doubles, booleans, tuples, ...: their printed form, the same on both sides
-  printed.precision(17);
-  printed << value;
-  return sha256_hex(printed.str());
+  std::string canonical;
+  append_canonical(value, canonical);
+  return sha256_hex(canonical);
 }
 
 // Every entry of `archive` and its sub-archives by dotted path, with its digest.

@@ -3,8 +3,9 @@
 //
 // Why: LibTorch does not check a zip entry's CRC when it reads one, so a flipped byte in a stored
 // tensor or string loads silently and changes results. The digests are computed over what an
-// archive reads back (a tensor's bytes, a string's bytes, any other value's printed form), stored
-// as one JSON string entry "digests" {"entry.path": "hex"}, and compared on load.
+// archive reads back (a tensor's bytes, a string's bytes, an integer's decimal text, a double's
+// 8 bytes, a tuple's elements in order: forms that do not change between LibTorch versions),
+// stored as one JSON string entry "digests" {"entry.path": "hex"}, and compared on load.
 #pragma once
 
 #include <torch/serialize/input-archive.h>

@@ -228,6 +228,13 @@ TEST(Trainer, DamagedLatestIsNamed) {
   EXPECT_THROW_WITH(Trainer(config, "").run(), DataError, "latest names step-00000777", "missing");
   test::write_text(dir.path("run/checkpoints/latest"), std::string("\0\x01garbage", 9));
   EXPECT_THROW_WITH(Trainer(config, "").run(), DataError, "latest does not name a checkpoint");
+  // A training state with one flipped byte (in the optimizer's moments, most of the file).
+  test::write_text(dir.path("run/checkpoints/latest"), "step-00000010");
+  std::string state = test::read_text(dir.path("run/checkpoints/step-00000010.state"));
+  state[state.size() / 2] = static_cast<char>(state[state.size() / 2] ^ 0x04);
+  test::write_text(dir.path("run/checkpoints/step-00000010.state"), state);
+  EXPECT_THROW_WITH(Trainer(config, "").run(), DataError, "training state", "step-00000010.state is damaged",
+                    "does not match its SHA-256 checksum");
 }
 
 // An empty dev set once trained on and reported "loss -nan ... new best".
