@@ -16,6 +16,9 @@
 #   --merge-seeds      afterwards add the work corpus's inputs that bring new coverage to the
 #                      committed seeds (tests/fuzz/corpus/TARGET), to commit by hand
 #   --replay           only replay seeds and regressions through the fuzz build (no fuzzing)
+#   --keep-going       go on after a crash (libFuzzer -fork=1 -ignore_crashes=1 ...): every crash
+#                      input is kept; for targets that hit third-party crashes (LibTorch). Its
+#                      cov/ft numbers are counted differently from the default mode's
 # Targets: text tokenizer tokenizer_model config checkpoint score
 # Extra libFuzzer flags: NMT_FUZZ_FLAGS="-jobs=2 -workers=2" scripts/fuzz.sh ...
 set -euo pipefail
@@ -27,6 +30,7 @@ jobs=$(nproc)
 build=1
 merge_seeds=0
 replay=0
+keep_going=0
 all_targets=(text tokenizer tokenizer_model config checkpoint score)
 targets=()
 while [[ $# -gt 0 ]]; do
@@ -38,7 +42,8 @@ while [[ $# -gt 0 ]]; do
     --no-build) build=0; shift ;;
     --merge-seeds) merge_seeds=1; shift ;;
     --replay) replay=1; shift ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    --keep-going) keep_going=1; shift ;;
+    -h|--help) sed -n '2,/^set -euo/{/^#/p}' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *)
       [[ " ${all_targets[*]} " == *" $1 "* ]] || { echo "fuzz.sh: unknown target '$1' (${all_targets[*]})" >&2; exit 2; }
@@ -103,7 +108,6 @@ for target in "${targets[@]}"; do
   [[ -d $regressions ]] && inputs+=("$regressions")
   dict=()
   [[ -f $root/tests/fuzz/$target.dict ]] && dict=("-dict=$root/tests/fuzz/$target.dict")
-  rm -f "$artifacts"/crash-* "$artifacts"/leak-* "$artifacts"/timeout-* "$artifacts"/oom-* "$artifacts"/slow-unit-*
 
   if [[ $replay -eq 1 ]]; then
     say "$target: replaying seeds and regressions"
@@ -122,21 +126,30 @@ for target in "${targets[@]}"; do
   fi
 
   say "$target: ${seconds}s (max_len ${max_len[$target]}, timeout ${timeout[$target]}s); log: $log"
+  # This run's findings only (earlier ones were copied to tests/fuzz/regressions/ when found).
+  rm -f "$artifacts"/crash-* "$artifacts"/leak-* "$artifacts"/timeout-* "$artifacts"/oom-* "$artifacts"/slow-unit-*
   status=0
+  mode=()
+  [[ $keep_going -eq 1 ]] && mode=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
   # shellcheck disable=SC2086  # NMT_FUZZ_FLAGS: words on purpose
   "$binary" -max_total_time="$seconds" -max_len="${max_len[$target]}" -timeout="${timeout[$target]}" \
-    -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$artifacts/" "${dict[@]}" \
+    -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$artifacts/" "${dict[@]}" "${mode[@]}" \
     ${NMT_FUZZ_FLAGS:-} "${inputs[@]}" >"$log" 2>&1 || status=$?
 
-  # The last status line ("#N  pulse/NEW/REDUCE/DONE  cov: C ft: F corp: ...") and the final stats.
+  # The last status line ("#N  pulse/NEW/REDUCE/DONE  cov: C ft: F corp: ..."; with --keep-going
+  # "#N: cov: C ft: F corp: K exec/s R ...") and the final stats.
   last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
   cov=$(sed -nE 's/.* cov: ([0-9]+).*/\1/p' <<<"$last")
   ft=$(sed -nE 's/.* ft: ([0-9]+).*/\1/p' <<<"$last")
-  corp=$(sed -nE 's/.* corp: ([0-9]+\/[0-9]+[a-zA-Z]+).*/\1/p' <<<"$last")
+  corp=$(sed -nE 's/.* corp: ([0-9]+(\/[0-9]+[a-zA-Z]+)?).*/\1/p' <<<"$last")
   execs=$(sed -nE 's/^stat::number_of_executed_units:\s+([0-9]+)/\1/p' "$log" | tail -1)
   rate=$(sed -nE 's/^stat::average_exec_per_sec:\s+([0-9]+)/\1/p' "$log" | tail -1)
   added=$(sed -nE 's/^stat::new_units_added:\s+([0-9]+)/\1/p' "$log" | tail -1)
   rss=$(sed -nE 's/^stat::peak_rss_mb:\s+([0-9]+)/\1/p' "$log" | tail -1)
+  if [[ $keep_going -eq 1 ]]; then
+    execs=$(sed -nE 's/^#([0-9]+):.*/\1/p' <<<"$last")
+    [[ -n $execs ]] && rate=$((execs / seconds))  # fork mode prints the last job's rate only
+  fi
   result=ok
   shopt -s nullglob
   found=("$artifacts"/crash-* "$artifacts"/leak-* "$artifacts"/timeout-* "$artifacts"/oom-*)
@@ -164,7 +177,9 @@ for target in "${targets[@]}"; do
 done
 
 echo
-say "summary ($(date -u +%Y-%m-%dT%H:%MZ), ${seconds}s per target, $(nproc) CPUs: $(sed -nE 's/^model name\s*: //p' /proc/cpuinfo | head -1))"
+what="${seconds}s per target"
+[[ $replay -eq 1 ]] && what="replay"
+say "summary ($(date -u +%Y-%m-%dT%H:%MZ), $what, $(nproc) CPUs: $(sed -nE 's/^model name\s*: //p' /proc/cpuinfo | head -1))"
 printf '  %s\n' "${summary[@]}"
 if [[ $findings -gt 0 ]]; then
   echo "fuzz.sh: $findings target(s) with findings: fix them, keep the inputs in tests/fuzz/regressions/ (ctest -L fuzz)" >&2
