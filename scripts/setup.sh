@@ -34,6 +34,7 @@ packages=(
   build-essential cmake ninja-build pkg-config dpkg-dev file patch python3   # file: CPack's .deb dependencies
   libtorch-dev libopenblas0-pthread              # LibTorch (CPU) and a fast BLAS for it
   libprotobuf-dev protobuf-compiler              # SentencePiece is built against LibTorch's protobuf
+  zlib1g-dev                                     # CRC-32 checks of checkpoint archives
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libgtest-dev
   diatheke sword-text-sparv sword-text-web sword-text-kjv   # the Bible corpus
 )

@@ -5,9 +5,14 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <set>
+#include <utility>
+#include <vector>
 
 #include "nmt/core/error.h"
+#include "nmt/core/file_io.h"
 #include "nmt/core/sha256.h"
+#include "nmt/core/zip_check.h"
 
 namespace nmt {
 namespace {
@@ -101,14 +106,70 @@ std::string serialize_with_digests(torch::serialize::OutputArchive& archive) {
   return save_bytes(archive);
 }
 
+namespace {
+
+// True when every element of `t` lies inside its storage (LibTorch 1.13's unpickler does not check).
+bool fits_storage(const at::Tensor& t) {
+  if (t.numel() == 0) return true;
+  std::int64_t last = t.storage_offset();  // index of the last element in the storage
+  bool bad = last < 0;
+  for (std::int64_t d = 0; d < t.dim() && !bad; ++d) {
+    std::int64_t extent = 0;
+    bad = t.stride(d) < 0 || __builtin_mul_overflow(t.size(d) - 1, t.stride(d), &extent) ||
+          __builtin_add_overflow(last, extent, &last);
+  }
+  return !bad && static_cast<std::uint64_t>(last) < t.storage().nbytes() / static_cast<std::uint64_t>(t.element_size());
+}
+
+void collect_tensors(torch::serialize::InputArchive& archive, const std::string& prefix,
+                     std::vector<std::pair<std::string, at::Tensor>>& out) {
+  for (const auto& key : archive.keys()) {
+    torch::serialize::InputArchive child;
+    if (archive.try_read(key, child)) {
+      collect_tensors(child, prefix + key + ".", out);
+      continue;
+    }
+    at::Tensor tensor;
+    if (archive.try_read(key, tensor) || archive.try_read(key, tensor, /*is_buffer=*/true)) out.emplace_back(prefix + key, tensor);
+  }
+}
+
+// Each tensor lies inside its storage, and each storage has a data record of its size: LibTorch
+// takes a storage's size from the pickle whatever the size of its record, so a short record
+// would be read past its end (found by fuzzing).
+void check_tensors_fit(torch::serialize::InputArchive& archive, const std::map<std::string, std::uint64_t>& entries,
+                       const std::string& damaged) {
+  std::multiset<std::uint64_t> records;
+  for (const auto& [name, size] : entries) {
+    const auto slash = name.rfind("/data/");
+    if (slash != std::string::npos && name.find_first_not_of("0123456789", slash + 6) == std::string::npos) records.insert(size);
+  }
+  std::vector<std::pair<std::string, at::Tensor>> tensors;
+  collect_tensors(archive, "", tensors);
+  std::set<const void*> seen;
+  for (const auto& [name, tensor] : tensors) {
+    if (!tensor.has_storage()) continue;
+    if (!fits_storage(tensor)) throw DataError(damaged + "entry '" + name + "' does not fit its data");
+    if (!seen.insert(tensor.storage().unsafeGetStorageImpl()).second) continue;
+    const auto record = records.find(tensor.storage().nbytes());
+    if (record == records.end()) throw DataError(damaged + "entry '" + name + "' has no data record of its size");
+    records.erase(record);
+  }
+}
+
+}  // namespace
+
 void load_archive(torch::serialize::InputArchive& archive, const std::string& path, const std::string& what) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
     throw IoError("cannot open " + what + " " + path + ": " +
                   (std::filesystem::exists(path, ec) ? "not a regular file" : "No such file or directory"));
   }
+  const std::string bytes = read_file(path);
+  // Before LibTorch parses anything: its parser crashes on some damaged code entries.
+  const auto entries = check_zip(bytes, what, path);
   try {
-    archive.load_from(path, at::kCPU);
+    archive.load_from(bytes.data(), bytes.size(), at::kCPU);
   } catch (const c10::Error& e) {
     throw DataError(what + " " + path + " is not a readable TorchScript archive (damaged, truncated or another format): " +
                     first_line(e.what_without_backtrace()));
@@ -116,6 +177,7 @@ void load_archive(torch::serialize::InputArchive& archive, const std::string& pa
     throw DataError(what + " " + path + " is not a readable TorchScript archive (damaged, truncated or another format): " +
                     first_line(e.what()));
   }
+  check_tensors_fit(archive, entries, what + " " + path + " is damaged: ");
 }
 
 bool verify_digests(torch::serialize::InputArchive& archive, const std::string& path, const std::string& what) {

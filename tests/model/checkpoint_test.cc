@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 #include <torch/serialize/output-archive.h>
+#include <zlib.h>
 
 #include <cstring>
 #include <filesystem>
@@ -161,10 +162,9 @@ TEST_F(BrokenCheckpoint, TruncatedOrForeignFiles) {
   const std::string bytes = read_file(good);
   for (const std::size_t keep : {std::size_t{0}, std::size_t{10}, bytes.size() / 2, bytes.size() - 1}) {
     write_file_atomic(dir_.path("truncated.pt"), bytes.substr(0, keep));
-    EXPECT_THROW_WITH(load_checkpoint(dir_.path("truncated.pt")), DataError, "truncated.pt",
-                      "not a readable TorchScript archive");
+    EXPECT_THROW_WITH(load_checkpoint(dir_.path("truncated.pt")), DataError, "truncated.pt", "is damaged");
   }
-  EXPECT_THROW_WITH(load_checkpoint(test::data_path("toy.es")), DataError, "toy.es", "not a readable TorchScript");
+  EXPECT_THROW_WITH(load_checkpoint(test::data_path("toy.es")), DataError, "toy.es", "not a zip file");
   // A TorchScript archive of something else entirely.
   torch::serialize::OutputArchive other;
   other.write("weights", at::ones({3}));
@@ -211,6 +211,25 @@ std::pair<std::size_t, std::size_t> zip_entry(const std::string& zip, const std:
   return {0, 0};
 }
 
+// Sets every stored entry's CRC-32 (central directory and local header) to match its data.
+void recompute_zip_crcs(std::string& zip) {
+  const auto u16 = [&](std::size_t at) {
+    return std::size_t{static_cast<unsigned char>(zip[at])} | std::size_t{static_cast<unsigned char>(zip[at + 1])} << 8;
+  };
+  const auto u32 = [&](std::size_t at) { return u16(at) | u16(at + 2) << 16; };
+  const auto put32 = [&](std::size_t at, std::uint32_t value) {
+    for (int i = 0; i < 4; ++i) zip[at + static_cast<std::size_t>(i)] = static_cast<char>(value >> (8 * i));
+  };
+  for (std::size_t at = zip.find("PK\x01\x02"); at != std::string::npos; at = zip.find("PK\x01\x02", at + 4)) {
+    const std::size_t local = u32(at + 42);
+    const std::size_t data = local + 30 + u16(local + 26) + u16(local + 28);
+    const auto crc = static_cast<std::uint32_t>(
+        crc32(0L, reinterpret_cast<const Bytef*>(zip.data() + data), static_cast<uInt>(u32(at + 20))));
+    put32(at + 16, crc);
+    put32(local + 14, crc);
+  }
+}
+
 std::string tensor_bytes(const at::Tensor& t) {
   const at::Tensor c = t.contiguous();
   return std::string(static_cast<const char*>(c.data_ptr()), static_cast<std::size_t>(c.numel()) * c.element_size());
@@ -225,9 +244,12 @@ TEST_F(BrokenCheckpoint, FlippedBytesNeverLoadSilently) {
   const std::string good = read_file(good_path);
   const Checkpoint reference = load_checkpoint(good_path);
   const std::string flipped_path = dir_.path("flipped.pt");
-  const auto flip_at = [&](std::size_t position, unsigned char mask) {
+  // recompute_crc: the zip's CRC-32s are made to match again, as a crafted file would, so that
+  // the check behind them (the SHA-256 digests) is the one that must catch the flip.
+  const auto flip_at = [&](std::size_t position, unsigned char mask, bool recompute_crc = false) {
     std::string bytes = good;
     bytes[position] = static_cast<char>(static_cast<unsigned char>(bytes[position]) ^ mask);
+    if (recompute_crc) recompute_zip_crcs(bytes);
     write_file_atomic(flipped_path, bytes);
   };
   const auto expect_one_line_error = [&](const std::string& where, const std::string& part) {
@@ -241,13 +263,17 @@ TEST_F(BrokenCheckpoint, FlippedBytesNeverLoadSilently) {
       EXPECT_EQ(message.find('\n'), std::string::npos) << "one line: " << message;
     }
   };
-  // A parameter's bytes, the embedded subword model, the config string.
-  flip_at(find_once(good, tensor_bytes(reference.model->named_parameters()["output.bias"])) + 5, 0x01);
+  // A parameter's bytes, the embedded subword model, the config string: the zip's CRC-32 catches
+  // each flip first; with the CRCs recomputed (a crafted file), the SHA-256 digests do.
+  const std::size_t bias = find_once(good, tensor_bytes(reference.model->named_parameters()["output.bias"])) + 5;
+  flip_at(bias, 0x01);
+  expect_one_line_error("a parameter", "does not match its CRC-32");
+  flip_at(bias, 0x01, /*recompute_crc=*/true);
   expect_one_line_error("a parameter", "entry 'model.output.bias' does not match its SHA-256 checksum");
   const std::string spm = test::toy_tokenizer(200).model_bytes();
-  flip_at(find_once(good, spm) + spm.size() / 2, 0x10);
+  flip_at(find_once(good, spm) + spm.size() / 2, 0x10, true);
   expect_one_line_error("the source subword model", "'source_spm'");
-  flip_at(find_once(good, "\"attention\":\"general\"") + 14, 0x20);  // general -> General
+  flip_at(find_once(good, "\"attention\":\"general\"") + 14, 0x20, true);  // general -> General
   expect_one_line_error("the model config", "model_config");
   // The pickle that describes the archive (the zip entry .../data.pkl, stored uncompressed).
   const auto [pickle, pickle_size] = zip_entry(good, "/data.pkl");

@@ -234,7 +234,7 @@ TEST(Trainer, DamagedLatestIsNamed) {
   state[state.size() / 2] = static_cast<char>(state[state.size() / 2] ^ 0x04);
   test::write_text(dir.path("run/checkpoints/step-00000010.state"), state);
   EXPECT_THROW_WITH(Trainer(config, "").run(), DataError, "training state", "step-00000010.state is damaged",
-                    "does not match its SHA-256 checksum");
+                    "does not match its CRC-32");
 }
 
 // An empty dev set once trained on and reported "loss -nan ... new best".
