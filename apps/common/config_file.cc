@@ -32,10 +32,6 @@ std::string config_file_name(const CLI::App* app) {
 }
 
 
-std::string trimmed(const std::string& text) {
-  const auto first = text.find_first_not_of(" \t");
-  return first == std::string::npos ? "" : text.substr(first, text.find_last_not_of(" \t") - first + 1);
-}
 
 }  // namespace
 
@@ -69,38 +65,39 @@ std::vector<CLI::ConfigItem> SectionedToml::from_config(std::istream& input) con
 }
 
 std::string SectionedToml::to_config(const CLI::App* app, bool default_also, bool write_description,
-                                     std::string prefix) const {
-  // CLI11 writes one "section.key=value" line per option (descriptions as "# ..." lines before
-  // them); CLI11 2.4 (Debian 13) quotes names that hold a dot: 'section.key'=value. Regroup them.
-  std::istringstream flat(CLI::ConfigTOML::to_config(app, default_also, write_description, std::move(prefix)));
+                                     std::string /*prefix*/) const {
+  // Written from the options themselves, not from CLI11's text: CLI11 quotes strings without
+  // escaping them (a path a\b came back as a, backspace, b; a newline broke the file; found by
+  // fuzzing), writes bools as 0/1 and, in 2.4, quotes dotted names. Top-level keys first, then one
+  // [section] per name before the first dot, in the options' order.
   std::vector<std::string> top;
   std::map<std::string, std::vector<std::string>> sections;
-  std::vector<std::string> pending_comments;
   std::vector<std::string> section_order;
-  for (std::string line; std::getline(flat, line);) {
-    if (line.empty()) continue;
-    if (line[0] == '#') {
-      pending_comments.push_back(line);
+  for (const CLI::Option* option : app->get_options({})) {
+    if (!option->get_configurable()) continue;
+    const std::string name = option->get_single_name();
+    const std::vector<std::string> given = option->reduced_results();
+    std::string value;
+    if (!given.empty()) {
+      value = given.back();
+    } else if (default_also) {
+      value = option->get_default_str();
+    } else {
       continue;
     }
-    const auto equals = line.find('=');
-    std::string name = trimmed(line.substr(0, equals));
-    if (name.size() >= 2 && (name.front() == '\'' || name.front() == '"') && name.back() == name.front()) {
-      name = name.substr(1, name.size() - 2);
-    }
-    std::string value = equals == std::string::npos ? "" : trimmed(line.substr(equals + 1));
-    // CLI11 writes a bool option's default as 0 or 1; TOML (and our reader) want true or false.
-    const CLI::Option* option = app->get_option_no_throw("--" + name);
-    if (option != nullptr && accepted_kinds(*option) == std::vector<TomlEntry::Kind>{TomlEntry::Kind::boolean}) {
-      if (value == "0") value = "false";
-      if (value == "1") value = "true";
+    const std::vector<TomlEntry::Kind> kinds = accepted_kinds(*option);
+    if (kinds.front() == TomlEntry::Kind::boolean) {
+      value = (value == "1" || value == "true" || value == "on" || value == "yes") ? "true" : "false";
+    } else if (kinds.front() == TomlEntry::Kind::string) {
+      value = to_toml_string(value);
+    } else if (value.empty()) {
+      continue;  // a number without a value: nothing to write
     }
     const auto dot = name.find('.');
     const std::string section = dot == std::string::npos ? "" : name.substr(0, dot);
     if (!section.empty() && sections.find(section) == sections.end()) section_order.push_back(section);
     std::vector<std::string>& target = section.empty() ? top : sections[section];
-    for (auto& comment : pending_comments) target.push_back(comment);
-    pending_comments.clear();
+    if (write_description && !option->get_description().empty()) target.push_back("# " + option->get_description());
     target.push_back((section.empty() ? name : name.substr(dot + 1)) + " = " + value);
   }
   std::string out;
