@@ -122,7 +122,7 @@ bool fits_storage(const at::Tensor& t) {
 }
 
 void collect_tensors(torch::serialize::InputArchive& archive, const std::string& prefix,
-                     std::vector<std::pair<std::string, at::Tensor>>& out) {
+                     std::map<std::string, at::Tensor>& out) {
   for (const auto& key : archive.keys()) {
     torch::serialize::InputArchive child;
     if (archive.try_read(key, child)) {
@@ -130,7 +130,7 @@ void collect_tensors(torch::serialize::InputArchive& archive, const std::string&
       continue;
     }
     at::Tensor tensor;
-    if (archive.try_read(key, tensor) || archive.try_read(key, tensor, /*is_buffer=*/true)) out.emplace_back(prefix + key, tensor);
+    if (archive.try_read(key, tensor) || archive.try_read(key, tensor, /*is_buffer=*/true)) out[prefix + key] = tensor;
   }
 }
 
@@ -144,10 +144,8 @@ void check_tensors_fit(torch::serialize::InputArchive& archive, const std::map<s
     const auto slash = name.rfind("/data/");
     if (slash != std::string::npos && name.find_first_not_of("0123456789", slash + 6) == std::string::npos) records.insert(size);
   }
-  std::vector<std::pair<std::string, at::Tensor>> tensors;
-  collect_tensors(archive, "", tensors);
   std::set<const void*> seen;
-  for (const auto& [name, tensor] : tensors) {
+  for (const auto& [name, tensor] : list_archive_tensors(archive)) {
     if (!tensor.has_storage()) continue;
     if (!fits_storage(tensor)) throw DataError(damaged + "entry '" + name + "' does not fit its data");
     if (!seen.insert(tensor.storage().unsafeGetStorageImpl()).second) continue;
@@ -158,6 +156,12 @@ void check_tensors_fit(torch::serialize::InputArchive& archive, const std::map<s
 }
 
 }  // namespace
+
+std::map<std::string, at::Tensor> list_archive_tensors(torch::serialize::InputArchive& archive) {
+  std::map<std::string, at::Tensor> tensors;
+  collect_tensors(archive, "", tensors);
+  return tensors;
+}
 
 void load_archive(torch::serialize::InputArchive& archive, const std::string& path, const std::string& what) {
   std::error_code ec;

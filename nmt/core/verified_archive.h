@@ -11,6 +11,7 @@
 #include <torch/serialize/input-archive.h>
 #include <torch/serialize/output-archive.h>
 
+#include <map>
 #include <string>
 
 namespace nmt {
@@ -24,6 +25,9 @@ std::string serialize_with_digests(torch::serialize::OutputArchive& archive);
 /// Reads the archive at `path` onto the CPU. Every failure (missing, not a zip, a damaged zip or
 /// pickle) is one-line DataError or IoError naming `what` (e.g. "checkpoint") and the file.
 void load_archive(torch::serialize::InputArchive& archive, const std::string& path, const std::string& what);
+
+/// Every tensor (parameter or buffer) in `archive` and its sub-archives, by dotted path.
+std::map<std::string, at::Tensor> list_archive_tensors(torch::serialize::InputArchive& archive);
 
 /// Compares every entry with its stored digest; throws DataError "WHAT PATH is damaged: ..."
 /// naming the first entry that differs, is missing, or has no digest. Returns false, checking

@@ -47,20 +47,6 @@ std::string shape_string(at::IntArrayRef sizes) {
   return out.str() + ']';
 }
 
-// Every tensor in an archive and its sub-archives, by dotted path.
-void list_tensors(torch::serialize::InputArchive& archive, const std::string& prefix,
-                  std::map<std::string, at::Tensor>& out) {
-  for (const auto& key : archive.keys()) {
-    torch::serialize::InputArchive child;
-    if (archive.try_read(key, child)) {
-      list_tensors(child, prefix + key + ".", out);
-      continue;
-    }
-    at::Tensor tensor;
-    if (archive.try_read(key, tensor) || archive.try_read(key, tensor, /*is_buffer=*/true)) out[prefix + key] = tensor;
-  }
-}
-
 std::string read_string(torch::serialize::InputArchive& archive, const char* key, const std::string& path) {
   c10::IValue value;
   if (!archive.try_read(key, value) || !value.isString()) {
@@ -194,8 +180,7 @@ Checkpoint read_checkpoint(const std::string& path, const c10::Device& device) {
 
   torch::serialize::InputArchive model_archive;
   if (!archive.try_read(kModel, model_archive)) throw DataError("checkpoint " + path + ": no 'model' entry");
-  std::map<std::string, at::Tensor> stored;
-  list_tensors(model_archive, "", stored);
+  const std::map<std::string, at::Tensor> stored = list_archive_tensors(model_archive);
 
   Seq2Seq model(config);
   std::vector<std::string> problems;
