@@ -103,23 +103,9 @@ class LineCursor {
     return dot != std::string_view::npos || e != std::string_view::npos;
   }
 
-  void append_utf8(std::string& out, std::uint32_t code) {
+  void append_code_point(std::string& out, std::uint32_t code) {
     if (code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) fail("escape \\u" + std::to_string(code) + " is not a character");
-    if (code < 0x80) {
-      out += static_cast<char>(code);
-    } else if (code < 0x800) {
-      out += static_cast<char>(0xC0 | (code >> 6));
-      out += static_cast<char>(0x80 | (code & 0x3F));
-    } else if (code < 0x10000) {
-      out += static_cast<char>(0xE0 | (code >> 12));
-      out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (code & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (code >> 18));
-      out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (code & 0x3F));
-    }
+    append_utf8(out, static_cast<char32_t>(code));
   }
 
   std::string quoted() {
@@ -153,7 +139,7 @@ class LineCursor {
             if (!std::isxdigit(static_cast<unsigned char>(h))) fail("'" + std::string(1, h) + "' is not a hex digit");
             code = code * 16 + static_cast<std::uint32_t>(std::isdigit(static_cast<unsigned char>(h)) ? h - '0' : (std::tolower(h) - 'a' + 10));
           }
-          append_utf8(out, code);
+          append_code_point(out, code);
           break;
         }
         default: fail("unknown escape \\" + std::string(1, escape) + " in a string");
