@@ -35,6 +35,7 @@ packages=(
   libtorch-dev libopenblas0-pthread              # LibTorch (CPU) and a fast BLAS for it
   libprotobuf-dev protobuf-compiler              # SentencePiece is built against LibTorch's protobuf
   zlib1g-dev                                     # CRC-32 checks of checkpoint archives
+  libgloo-dev                                    # Gloo headers: c10d's CPU process group (data-parallel training)
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libgtest-dev
   diatheke sword-text-sparv sword-text-web sword-text-kjv   # the Bible corpus
 )

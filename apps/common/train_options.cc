@@ -8,6 +8,8 @@ TrainOptions::TrainOptions(CLI::App& app) {
   app.add_option("--run-dir", config_.run_dir, "Directory for checkpoints, log, metrics and config")->capture_default_str();
   app.add_option("--device", config_.device, "auto, cpu, cuda or cuda:N")->capture_default_str();
   app.add_option("--threads", config_.threads, "CPU intra-op threads (measure before raising)")->capture_default_str();
+  app.add_option("--blas-threads", config_.blas_threads, "OpenBLAS threads per product (0: as --threads)")
+      ->capture_default_str();
   app.add_option("--seed", config_.seed, "Random seed (initialisation, dropout, batch order)")->capture_default_str();
   app.add_flag("--resume", config_.resume, "Continue the run in --run-dir from its latest checkpoint")->configurable(false);
 
@@ -86,6 +88,18 @@ TrainOptions::TrainOptions(CLI::App& app) {
 
   app.add_option("--checkpoint.every", config_.checkpoint.every, "Steps between checkpoints")->capture_default_str();
   app.add_option("--checkpoint.keep-last", config_.checkpoint.keep_last, "Step checkpoints kept")->capture_default_str();
+
+  app.add_option("--dist.nproc-per-node", config_.dist.nproc_per_node, "Ranks to start and supervise on this machine")
+      ->capture_default_str();
+  app.add_option("--dist.nnodes", config_.dist.nnodes, "Machines in the group")->capture_default_str();
+  app.add_option("--dist.node-rank", config_.dist.node_rank, "This machine's place, 0 .. nnodes-1")->capture_default_str();
+  app.add_option("--dist.master-addr", config_.dist.master_addr, "Rank 0's host (empty: MASTER_ADDR or 127.0.0.1)")
+      ->capture_default_str();
+  app.add_option("--dist.master-port", config_.dist.master_port, "Rendezvous port (0: MASTER_PORT, or a free port on one machine)")
+      ->capture_default_str();
+  app.add_option("--dist.backend", backend_, "auto, gloo or nccl")->capture_default_str();
+  app.add_option("--dist.timeout", config_.dist.timeout_s, "Seconds any rank may wait for the others (incl. a validation)")
+      ->capture_default_str();
 }
 
 TrainConfig TrainOptions::config() const {
@@ -97,6 +111,7 @@ TrainConfig TrainOptions::config() const {
   c.optim.type = parse_optimizer_type(optimizer_);
   c.schedule.type = parse_schedule_type(schedule_);
   c.valid.metric = parse_validation_metric(metric_);
+  c.dist.backend = parse_dist_backend(backend_);
   return c;
 }
 

@@ -24,7 +24,7 @@ class TrainOptions {
  private:
   TrainConfig config_;
   std::string spm_type_ = "unigram", attention_ = "bahdanau", style_ = "bahdanau", bridge_ = "linear";
-  std::string optimizer_ = "adam", schedule_ = "constant", metric_ = "bleu";
+  std::string optimizer_ = "adam", schedule_ = "constant", metric_ = "bleu", backend_ = "auto";
 };
 
 }  // namespace nmt::app

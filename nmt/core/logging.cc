@@ -54,6 +54,23 @@ LogLevel parse_log_level(std::string_view name) {
 
 void set_log_level(LogLevel level) { stderr_logger()->set_level(to_spdlog(level)); }
 
+LogLevel log_level() {
+  switch (stderr_logger()->level()) {
+    case spdlog::level::trace: return LogLevel::trace;
+    case spdlog::level::debug: return LogLevel::debug;
+    case spdlog::level::info: return LogLevel::info;
+    case spdlog::level::warn: return LogLevel::warn;
+    case spdlog::level::err:
+    case spdlog::level::critical: return LogLevel::error;
+    default: return LogLevel::off;
+  }
+}
+
+void set_log_tag(const std::string& tag) {
+  // The console sink is the logger's first; a run's log file keeps its own pattern.
+  stderr_logger()->sinks().front()->set_pattern("[%Y-%m-%d %H:%M:%S.%e] [" + tag + "] [%^%l%$] %v");
+}
+
 ScopedLogFile::ScopedLogFile(const std::string& path) {
   auto logger = stderr_logger();
   try {

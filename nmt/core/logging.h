@@ -14,6 +14,10 @@ LogLevel parse_log_level(std::string_view name);
 
 /// Sets the level of the library's console log (stderr).
 void set_log_level(LogLevel level);
+LogLevel log_level();
+
+/// Puts "[tag] " before every console line (e.g. "rank 1": the ranks of a group share a terminal).
+void set_log_tag(const std::string& tag);
 
 /// While it lives, the log also goes to `path` (appended), e.g. a training run's log file.
 class ScopedLogFile {

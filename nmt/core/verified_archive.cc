@@ -163,13 +163,21 @@ std::map<std::string, at::Tensor> list_archive_tensors(torch::serialize::InputAr
   return tensors;
 }
 
-void load_archive(torch::serialize::InputArchive& archive, const std::string& path, const std::string& what) {
+std::string read_archive_file(const std::string& path, const std::string& what) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
     throw IoError("cannot open " + what + " " + path + ": " +
                   (std::filesystem::exists(path, ec) ? "not a regular file" : "No such file or directory"));
   }
-  const std::string bytes = read_file(path);
+  return read_file(path);
+}
+
+void load_archive(torch::serialize::InputArchive& archive, const std::string& path, const std::string& what) {
+  load_archive_from_bytes(archive, read_archive_file(path, what), path, what);
+}
+
+void load_archive_from_bytes(torch::serialize::InputArchive& archive, const std::string& bytes, const std::string& path,
+                             const std::string& what) {
   // Before LibTorch parses anything: its parser crashes on some damaged code entries.
   const auto entries = check_zip(bytes, what, path);
   try {

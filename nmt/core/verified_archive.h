@@ -26,6 +26,15 @@ std::string serialize_with_digests(torch::serialize::OutputArchive& archive);
 /// pickle) is one-line DataError or IoError naming `what` (e.g. "checkpoint") and the file.
 void load_archive(torch::serialize::InputArchive& archive, const std::string& path, const std::string& what);
 
+/// The bytes of the archive file at `path`; IoError naming `what` and the file when it is missing
+/// or not a regular file.
+std::string read_archive_file(const std::string& path, const std::string& what);
+
+/// As load_archive, from the file's bytes (read elsewhere: rank 0 of a training group reads the
+/// files and sends their bytes to the others); `path` names the file in messages.
+void load_archive_from_bytes(torch::serialize::InputArchive& archive, const std::string& bytes, const std::string& path,
+                             const std::string& what);
+
 /// Every tensor (parameter or buffer) in `archive` and its sub-archives, by dotted path.
 std::map<std::string, at::Tensor> list_archive_tensors(torch::serialize::InputArchive& archive);
 

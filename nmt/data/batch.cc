@@ -71,4 +71,10 @@ Batch make_batch(const ParallelCorpus& corpus, const std::vector<std::size_t>& i
   return batch;
 }
 
+std::int64_t count_target_tokens(const ParallelCorpus& corpus, const std::vector<std::size_t>& indices) {
+  std::int64_t tokens = 0;
+  for (std::size_t i : indices) tokens += static_cast<std::int64_t>(corpus.target(i).size) + 1;
+  return tokens;
+}
+
 }  // namespace nmt

@@ -34,4 +34,7 @@ struct Batch {
 /// Builds the tensors of the pairs `indices` of `corpus` (on the CPU).
 Batch make_batch(const ParallelCorpus& corpus, const std::vector<std::size_t>& indices);
 
+/// make_batch(corpus, indices).target_tokens without building the batch: the labels, EOS included.
+std::int64_t count_target_tokens(const ParallelCorpus& corpus, const std::vector<std::size_t>& indices);
+
 }  // namespace nmt

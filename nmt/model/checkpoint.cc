@@ -101,7 +101,7 @@ struct ArchiveNode {
 
 constexpr std::int64_t kOldestReadableFormat = 1;
 
-Checkpoint read_checkpoint(const std::string& path, const c10::Device& device);
+Checkpoint read_checkpoint(const std::string& path, const c10::Device& device, const std::string& bytes);
 
 }  // namespace
 
@@ -132,8 +132,12 @@ void save_checkpoint(const std::string& path, Seq2Seq& model, const Tokenizer& s
 }
 
 Checkpoint load_checkpoint(const std::string& path, const c10::Device& device) {
+  return load_checkpoint_from_bytes(read_archive_file(path, "checkpoint"), path, device);
+}
+
+Checkpoint load_checkpoint_from_bytes(const std::string& bytes, const std::string& path, const c10::Device& device) {
   try {
-    return read_checkpoint(path, device);
+    return read_checkpoint(path, device, bytes);
   } catch (const Error&) {
     throw;
   } catch (const c10::Error& e) {  // anything LibTorch says about a damaged archive, in one line with the file
@@ -147,9 +151,9 @@ Checkpoint load_checkpoint(const std::string& path, const c10::Device& device) {
 
 namespace {
 
-Checkpoint read_checkpoint(const std::string& path, const c10::Device& device) {
+Checkpoint read_checkpoint(const std::string& path, const c10::Device& device, const std::string& bytes) {
   torch::serialize::InputArchive archive;
-  load_archive(archive, path, "checkpoint");  // copied into the model, which then moves to `device` once
+  load_archive_from_bytes(archive, bytes, path, "checkpoint");  // copied into the model, which then moves to `device` once
   c10::IValue format;
   if (!archive.try_read(kFormatVersion, format) || !format.isInt()) {
     throw DataError("checkpoint " + path + " has no format_version: a TorchScript archive, but not an nmt checkpoint");

@@ -35,4 +35,9 @@ void save_checkpoint(const std::string& path, Seq2Seq& model, const Tokenizer& s
 /// unexpected or of the wrong shape (all listed).
 Checkpoint load_checkpoint(const std::string& path, const c10::Device& device = c10::Device(c10::kCPU));
 
+/// The same from the file's bytes, read elsewhere (rank 0 of a training group reads a checkpoint
+/// and sends it to the other ranks); `path` names it in messages.
+Checkpoint load_checkpoint_from_bytes(const std::string& bytes, const std::string& path,
+                                      const c10::Device& device = c10::Device(c10::kCPU));
+
 }  // namespace nmt

@@ -46,6 +46,7 @@ std::string to_string(ValidationMetric metric) { return metric == ValidationMetr
 void TrainConfig::validate() const {
   require(!run_dir.empty(), "run-dir", "set", "''");
   check_thread_count(threads, "threads");
+  if (blas_threads != 0) check_thread_count(blas_threads, "blas-threads");
   for (const auto& [key, value] : {std::pair{"data.train-source", data.train_source},
                                    {"data.train-target", data.train_target}, {"data.dev-source", data.dev_source},
                                    {"data.dev-target", data.dev_target}, {"data.source-spm", data.source_spm}}) {
@@ -86,6 +87,7 @@ void TrainConfig::validate() const {
   require(checkpoint.every >= 0, "checkpoint.every", ">= 0", std::to_string(checkpoint.every));
   require(checkpoint.keep_last >= 1, "checkpoint.keep-last", ">= 1", std::to_string(checkpoint.keep_last));
   schedule.validate();
+  dist.validate();
   ModelConfig sized = model;  // vocabulary sizes are filled in later; check the rest now
   sized.source_vocab_size = sized.target_vocab_size = data.vocab_size;
   sized.validate();

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "nmt/data/tokenizer_training.h"
+#include "nmt/dist/dist_options.h"
 #include "nmt/model/model_config.h"
 #include "nmt/train/lr_schedule.h"
 
@@ -69,6 +70,7 @@ struct TrainConfig {
   std::string run_dir = "runs/default";  // checkpoints, log, metrics and config go here
   std::string device = "auto";           // auto, cpu, cuda, cuda:N
   int threads = 1;                       // CPU intra-op threads (1 is fastest here: docs/benchmarks.md)
+  int blas_threads = 0;                  // OpenBLAS threads per product; 0: the same as threads
   std::uint64_t seed = 1;
   bool resume = false;                   // continue from the run directory's latest checkpoint
 
@@ -79,6 +81,7 @@ struct TrainConfig {
   ScheduleOptions schedule;
   ValidationOptions valid;
   CheckpointOptions checkpoint;
+  DistOptions dist;                      // data-parallel training (docs/distributed.md)
 
   void validate() const;  // throws ConfigError naming the option as section.key
 };

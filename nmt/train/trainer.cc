@@ -8,6 +8,7 @@
 #include <torch/nn/utils/clip_grad.h>
 #include <torch/optim/adam.h>
 #include <torch/optim/adamw.h>
+#include <torch/cuda.h>
 #include <torch/version.h>
 
 #include <sys/resource.h>
@@ -17,9 +18,12 @@
 #include <cmath>
 #include <csignal>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <regex>
+#include <sstream>
 
+#include "nmt/core/blas_threads.h"
 #include "nmt/core/device.h"
 #include "nmt/core/error.h"
 #include "nmt/core/log.h"
@@ -27,10 +31,14 @@
 #include "nmt/core/lock_file.h"
 #include "nmt/core/thread_count.h"
 #include "nmt/core/logging.h"
+#include "nmt/core/sha256.h"
+#include "nmt/core/verified_archive.h"
 #include "nmt/data/batch.h"
 #include "nmt/data/batching.h"
 #include "nmt/data/parallel_corpus.h"
 #include "nmt/data/text_file.h"
+#include "nmt/dist/communicator.h"
+#include "nmt/dist/gradient_sync.h"
 #include "nmt/model/checkpoint.h"
 #include "nmt/train/loss.h"
 #include "nmt/train/metrics_log.h"
@@ -127,6 +135,50 @@ std::map<std::int64_t, std::string> step_files(const fs::path& directory) {
   return found;
 }
 
+// The options every rank of a group must share: all but where and how a rank runs (run-dir,
+// threads, blas-threads and the [dist] section, which differ between machines).
+std::string comparable_config(const std::string& config_text) {
+  std::istringstream in(config_text);
+  std::string line, section, kept;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.front() == '[') section = line.substr(1, line.find(']') - 1);
+    const std::string key = line.substr(0, line.find(" ="));
+    if (section == "dist" || (section.empty() && (key == "run-dir" || key == "threads" || key == "blas-threads"))) continue;
+    kept += line + "\n";
+  }
+  return kept;
+}
+
+std::int64_t digest64(const std::string& text) {
+  const std::string hex = sha256_hex(text).substr(0, 15);  // 60 bits: positive as an int64
+  return static_cast<std::int64_t>(std::stoull(hex, nullptr, 16));
+}
+
+// The dropout generator's seed of rank r > 0 (rank 0 keeps the run's seed, as one process would).
+std::uint64_t rank_seed(std::uint64_t seed, int rank) {
+  return seed ^ (0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(rank));
+}
+
+at::Tensor cpu_generator_state() {
+  at::Generator generator = at::globalContext().defaultGenerator(c10::Device(c10::kCPU));
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  return generator.get_state();
+}
+
+void set_cpu_generator_state(const at::Tensor& state) {
+  at::Generator generator = at::globalContext().defaultGenerator(c10::Device(c10::kCPU));
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  generator.set_state(state);
+}
+
+// What one optimizer step tells the loop; equal on every rank of a group.
+struct StepOutcome {
+  double norm = 0;       // gradient norm before clipping
+  bool finite = true;    // loss and norm finite: the step was taken
+  int signal = 0;        // SIGINT or SIGTERM seen by any rank, else 0
+  double elapsed = 0;    // rank 0's training seconds so far
+};
+
 }  // namespace
 
 struct Trainer::Impl {
@@ -149,6 +201,20 @@ struct Trainer::Impl {
   std::string last_checkpoint;
   std::unique_ptr<LockFile> run_lock;
   std::vector<std::int64_t> own_steps;  // step checkpoints this run wrote, oldest first (keep-last removes them)
+  RankInfo place;                          // this process in its group (one process: rank 0 of 1)
+  std::unique_ptr<Communicator> comm;      // null for one process
+  std::unique_ptr<GradientSync> gradient_sync;
+  std::chrono::steady_clock::time_point clock_start;
+  double elapsed_before = 0;
+
+  bool lead() const { return place.rank == 0; }  // rank 0 validates and writes the run directory
+  double elapsed() const {
+    return elapsed_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - clock_start).count();
+  }
+  void join_group();
+  void phase(const std::string& what, const std::function<void()>& work);
+  void share_tokenizers();
+  void check_same_setup();
 
   fs::path run_dir() const { return config.run_dir; }
   fs::path checkpoint_dir() const { return run_dir() / "checkpoints"; }
@@ -168,15 +234,60 @@ struct Trainer::Impl {
   }
   void start_epoch(std::int64_t epoch);
   std::vector<std::size_t> next_batch();
-  double train_step(double& loss_sum, double& nll_sum, std::int64_t& tokens, bool& finite);
+  StepOutcome train_step(double& loss_sum, double& nll_sum, std::int64_t& tokens);
   void validate(TrainResult& result, bool& stop);
   void save(bool with_best_copy);
   TrainResult loop();
   TrainResult run();
 };
 
+// Connects to the group before anything else: every later failure can then be told to the others.
+void Trainer::Impl::join_group() {
+  set_log_tag("rank " + std::to_string(place.rank));
+  if (!lead() && log_level() < LogLevel::warn) set_log_level(LogLevel::warn);  // rank 0 reports
+  c10::Device wanted = parse_device(config.device);
+  log().info("joining a group of {} ranks ({}) at {}:{}", place.world_size, place.source, place.master_addr,
+             place.master_port);
+  comm = Communicator::connect(place, config.dist.backend, wanted, config.dist.timeout_s);
+  log().info("group of {} ranks joined, backend {}", place.world_size, comm->backend_name());
+}
+
+// Runs one start-up phase on every rank and lets all of them know whether any failed, so that a
+// rank never waits for a collective that a failed rank will not join. The failed rank rethrows
+// its own error; the others stop with one naming it.
+void Trainer::Impl::phase(const std::string& what, const std::function<void()>& work) {
+  std::exception_ptr error;
+  try {
+    work();
+  } catch (...) {
+    error = std::current_exception();
+  }
+  if (comm) {
+    const at::Tensor failed = comm->all_gather(at::tensor({error ? 1L : 0L}, at::kLong), what);
+    if (!error) {
+      for (int r = 0; r < place.world_size; ++r) {
+        if (failed[r].item<std::int64_t>() != 0) {
+          throw DistError("rank " + std::to_string(r) + " failed while " + what + " (its error says why); stopping");
+        }
+      }
+    }
+  }
+  if (error) std::rethrow_exception(error);
+}
+
 void Trainer::Impl::setup() {
   config.validate();
+  if (!lead()) {  // the other ranks of a group leave the run directory to rank 0
+    device = parse_device(config.device);
+    if (device.is_cuda() && config.device.find(':') == std::string::npos && torch::cuda::device_count() > 0) {
+      device = c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(place.local_rank % torch::cuda::device_count()));
+    }
+    if (config.train.amp && !device.is_cuda()) throw ConfigError("train.amp needs a CUDA device, got " + device.str());
+    at::set_num_threads(config.threads);
+    set_blas_threads(config.blas_threads > 0 ? config.blas_threads : config.threads);
+    at::manual_seed(config.seed);
+    return;
+  }
   std::error_code ec;
   fs::create_directories(checkpoint_dir(), ec);
   if (ec) throw IoError("cannot create run directory " + run_dir().string() + ": " + ec.message());
@@ -189,11 +300,20 @@ void Trainer::Impl::setup() {
   write_file_atomic((run_dir() / "config.toml").string(), config_text);
   metrics = std::make_unique<MetricsLog>((run_dir() / "metrics.jsonl").string());
   device = parse_device(config.device);
+  if (place.distributed() && device.is_cuda() && config.device.find(':') == std::string::npos &&
+      torch::cuda::device_count() > 0) {
+    device = c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(place.local_rank % torch::cuda::device_count()));
+  }
   if (config.train.amp && !device.is_cuda()) throw ConfigError("train.amp needs a CUDA device, got " + device.str());
   at::set_num_threads(config.threads);
+  // Explicitly, whatever the environment says: OpenBLAS's spinning threads take the core another
+  // rank (or process) needs (docs/distributed.md, "Threads").
+  const int blas = config.blas_threads > 0 ? config.blas_threads : config.threads;
+  const bool blas_set = set_blas_threads(blas);
   at::manual_seed(config.seed);
-  log().info("nmt-train: run directory {}, device {}, {} CPU thread(s)", run_dir().string(), device.str(),
-               config.threads);
+  log().info("nmt-train: run directory {}, device {}, {} CPU thread(s), {} BLAS thread(s){}", run_dir().string(),
+             device.str(), config.threads, blas_set ? std::to_string(blas) : "?",
+             place.distributed() ? fmt::format(", rank 0 of {}", place.world_size) : "");
   log().info("effective configuration:\n{}", config_text);
 }
 
@@ -253,6 +373,44 @@ void Trainer::Impl::load_tokenizers() {
   target_tokenizer = std::make_unique<Tokenizer>(pair.target);
 }
 
+// Rank 0 loads (or trains) the subword models; the others take the same bytes from it, so no
+// machine needs the files, and no two ranks can segment differently.
+void Trainer::Impl::share_tokenizers() {
+  if (!comm) return;
+  const bool joint = config.data.target_spm.empty();
+  const std::string source = comm->broadcast_bytes(lead() ? source_tokenizer->model_bytes() : "", 0,
+                                                   "sending the subword models");
+  const std::string target = joint ? source : comm->broadcast_bytes(lead() ? target_tokenizer->model_bytes() : "", 0,
+                                                                    "sending the subword models");
+  if (lead()) return;
+  source_tokenizer = std::make_unique<Tokenizer>(Tokenizer::from_bytes(source, config.data.source_spm + " (from rank 0)"));
+  target_tokenizer = std::make_unique<Tokenizer>(
+      joint ? *source_tokenizer : Tokenizer::from_bytes(target, config.data.target_spm + " (from rank 0)"));
+}
+
+// Ranks that disagree on options or data would train different models while all-reducing their
+// gradients: compare digests once, before the first step.
+void Trainer::Impl::check_same_setup() {
+  if (!comm) return;
+  const std::int64_t config_digest = digest64(comparable_config(config_text));
+  const auto data_digest = static_cast<std::int64_t>(corpus->fingerprint() & 0x7FFFFFFFFFFFFFFFull);
+  const at::Tensor all = comm->all_gather(at::tensor({config_digest, data_digest, static_cast<std::int64_t>(corpus->size())},
+                                                     at::kLong),
+                                          "comparing options and data");
+  for (int r = 1; r < place.world_size; ++r) {
+    if (all[r][0].item<std::int64_t>() != all[0][0].item<std::int64_t>()) {
+      throw ConfigError("rank " + std::to_string(r) + "'s options differ from rank 0's: every option but run-dir, " +
+                        "threads, blas-threads and [dist] must be the same on every rank");
+    }
+    if (all[r][1].item<std::int64_t>() != all[0][1].item<std::int64_t>()) {
+      throw ConfigError("rank " + std::to_string(r) + "'s training data differ from rank 0's (" +
+                        std::to_string(all[r][2].item<std::int64_t>()) + " vs " +
+                        std::to_string(all[0][2].item<std::int64_t>()) + " pairs after filtering, and other subwords): " +
+                        "data.train-source and data.train-target must be the same files on every machine");
+    }
+  }
+}
+
 void Trainer::Impl::load_data() {
   CorpusFilterOptions filter;
   filter.max_length = config.data.max_length;
@@ -278,6 +436,7 @@ void Trainer::Impl::load_data() {
   }
   batching.max_tokens = config.train.max_tokens;
   batching.seed = config.seed;
+  if (!lead()) return;  // rank 0 validates
   validator = std::make_unique<Validator>(config.data, config.valid, config.train.label_smoothing,
                                           config.train.max_tokens, *source_tokenizer, *target_tokenizer);
   log().info("validation data: {} sentences for BLEU", validator->size());
@@ -296,41 +455,75 @@ void Trainer::Impl::build_model() {
                to_string(model_config.decoder_style), parameters);
   schedule = std::make_unique<LrSchedule>(config.schedule);
   optimizer = make_optimizer(model, config.optim, schedule->rate(1));
+  if (comm) gradient_sync = std::make_unique<GradientSync>(model->parameters());
 }
 
+// Rank 0 reads the checkpoint and its training state and sends their bytes to the other ranks:
+// every rank restores the same parameters, optimizer moments and data position, and its own
+// dropout generator (a run resumed with another number of ranks continues, with a warning).
 void Trainer::Impl::resume() {
-  if (!fs::exists(checkpoint_dir() / "latest")) {
-    throw ConfigError("cannot resume: no checkpoint in " + checkpoint_dir().string() + " (start without resuming)");
+  std::string stem, checkpoint_bytes, state_bytes;
+  phase("reading the checkpoint to resume from", [&] {
+    if (!lead()) return;
+    if (!fs::exists(checkpoint_dir() / "latest")) {
+      throw ConfigError("cannot resume: no checkpoint in " + checkpoint_dir().string() + " (start without resuming)");
+    }
+    stem = latest_stem();
+    checkpoint_bytes = read_archive_file((checkpoint_dir() / (stem + ".pt")).string(), "checkpoint");
+    state_bytes = read_archive_file((checkpoint_dir() / (stem + ".state")).string(), "training state");
+  });
+  if (comm) {
+    stem = comm->broadcast_bytes(stem, 0, "sending the checkpoint");
+    checkpoint_bytes = comm->broadcast_bytes(checkpoint_bytes, 0, "sending the checkpoint");
+    state_bytes = comm->broadcast_bytes(state_bytes, 0, "sending the training state");
   }
-  const std::string stem = latest_stem();
   const std::string checkpoint_path = (checkpoint_dir() / (stem + ".pt")).string();
-  Checkpoint checkpoint = load_checkpoint(checkpoint_path, device);
-  if (!(checkpoint.model->config() == model->config())) {
-    throw ConfigError("cannot resume from " + checkpoint_path + ": its model config " +
-                      checkpoint.model->config().to_json() + " differs from this one " + model->config().to_json());
-  }
-  if (checkpoint.source_tokenizer.model_bytes() != source_tokenizer->model_bytes() ||
-      checkpoint.target_tokenizer.model_bytes() != target_tokenizer->model_bytes()) {
-    throw ConfigError("cannot resume from " + checkpoint_path + ": its subword models differ from " +
-                      config.data.source_spm);
-  }
-  {
-    torch::NoGradGuard no_grad;
-    auto loaded = checkpoint.model->named_parameters();
-    for (auto& p : model->named_parameters()) p.value().copy_(loaded[p.key()]);
-  }
-  state = load_training_state((checkpoint_dir() / (stem + ".state")).string(), *optimizer);
-  schedule->restore_state(state.schedule_json);
-  const BatchPosition saved = state.position;
-  start_epoch(saved.epoch);  // rebuilds the epoch's (possibly sampled) corpus and plan
-  const BatchPosition expected{saved.epoch, saved.batch, batching.seed, batching.digest(),
-                               training_corpus().fingerprint()};
-  if (!(expected == saved) || static_cast<std::size_t>(saved.batch) > plan.size()) {
-    throw ConfigError("cannot resume from " + checkpoint_path +
-                      ": the training data, subword sampling or batching options changed since it was written");
-  }
-  state.position = saved;
+  phase("resuming from " + checkpoint_path, [&] {
+    Checkpoint checkpoint = load_checkpoint_from_bytes(checkpoint_bytes, checkpoint_path, device);
+    if (!(checkpoint.model->config() == model->config())) {
+      throw ConfigError("cannot resume from " + checkpoint_path + ": its model config " +
+                        checkpoint.model->config().to_json() + " differs from this one " + model->config().to_json());
+    }
+    if (checkpoint.source_tokenizer.model_bytes() != source_tokenizer->model_bytes() ||
+        checkpoint.target_tokenizer.model_bytes() != target_tokenizer->model_bytes()) {
+      throw ConfigError("cannot resume from " + checkpoint_path + ": its subword models differ from " +
+                        config.data.source_spm);
+    }
+    {
+      torch::NoGradGuard no_grad;
+      auto loaded = checkpoint.model->named_parameters();
+      for (auto& p : model->named_parameters()) p.value().copy_(loaded[p.key()]);
+    }
+    state = load_training_state_from_bytes(state_bytes, (checkpoint_dir() / (stem + ".state")).string(), *optimizer);
+    schedule->restore_state(state.schedule_json);
+    const BatchPosition saved = state.position;
+    start_epoch(saved.epoch);  // rebuilds the epoch's (possibly sampled) corpus and plan
+    const BatchPosition expected{saved.epoch, saved.batch, batching.seed, batching.digest(),
+                                 training_corpus().fingerprint()};
+    if (!(expected == saved) || static_cast<std::size_t>(saved.batch) > plan.size()) {
+      throw ConfigError("cannot resume from " + checkpoint_path +
+                        ": the training data, subword sampling or batching options changed since it was written");
+    }
+    state.position = saved;
+    // load_training_state restored rank 0's generator; every other rank takes its own.
+    const auto saved_ranks = static_cast<int>(state.world_size);
+    if (place.rank > 0) {
+      const auto index = static_cast<std::size_t>(place.rank - 1);
+      if (index < state.rank_generator_states.size()) {
+        set_cpu_generator_state(state.rank_generator_states[index]);
+      } else {
+        at::manual_seed(rank_seed(config.seed ^ static_cast<std::uint64_t>(state.step), place.rank));
+      }
+    }
+    if (saved_ranks != place.world_size && lead()) {
+      log().warn("{} was written by a run of {} rank(s) and continues with {}: a step now takes {} x {} batches "
+                 "(was {} x {}) and dropout differs from an uninterrupted run",
+                 checkpoint_path, saved_ranks, place.world_size, place.world_size, config.train.accumulate, saved_ranks,
+                 config.train.accumulate);
+    }
+  });
   last_checkpoint = checkpoint_path;
+  if (!lead()) return;
   // The run's earlier checkpoints are its own: keep-last may remove them. Step files above the
   // resumed step (written after `latest` was last set, by a process that then died) are left alone.
   for (const auto& [step, name] : step_files(checkpoint_dir())) {
@@ -365,14 +558,20 @@ std::vector<std::size_t> Trainer::Impl::next_batch() {
   return plan[static_cast<std::size_t>(state.position.batch++)];
 }
 
-// One optimizer step over train.accumulate batches; the loss is normalised by all their target tokens.
-double Trainer::Impl::train_step(double& loss_sum, double& nll_sum, std::int64_t& tokens, bool& finite) {
+// One optimizer step over world_size x train.accumulate consecutive batches of the epoch plan:
+// every rank walks the same plan and computes the batches at positions rank, rank + world_size,
+// ... of the step; gradients are summed over the ranks. The loss is normalised by the step's
+// target tokens on all ranks, so W ranks take exactly the step of one process accumulating all
+// W x accumulate batches, up to the order of float sums (docs/distributed.md, "Semantics").
+StepOutcome Trainer::Impl::train_step(double& loss_sum, double& nll_sum, std::int64_t& tokens) {
+  const int world = place.world_size;
   std::vector<Batch> batches;
   std::int64_t step_tokens = 0;
-  for (std::int64_t k = 0; k < config.train.accumulate; ++k) {
+  for (std::int64_t k = 0; k < config.train.accumulate * world; ++k) {
     if (epochs_done()) break;
-    batches.push_back(make_batch(training_corpus(), next_batch()));
-    step_tokens += batches.back().target_tokens;
+    const std::vector<std::size_t> indices = next_batch();  // may start the next epoch (and its corpus)
+    step_tokens += count_target_tokens(training_corpus(), indices);
+    if (k % world == place.rank) batches.push_back(make_batch(training_corpus(), indices));
   }
   optimizer->zero_grad();
   double step_loss = 0, step_nll = 0;
@@ -390,23 +589,52 @@ double Trainer::Impl::train_step(double& loss_sum, double& nll_sum, std::int64_t
     (loss / static_cast<double>(step_tokens)).backward();
     step_loss += loss.item<double>();
   }
+  StepOutcome outcome;
+  outcome.signal = g_signal.load();
+  outcome.elapsed = elapsed();
+  if (comm) {
+    gradient_sync->all_reduce(*comm);
+    // One small sum carries what the ranks must agree on: the loss, whether any rank was asked
+    // to stop, and rank 0's clock (train.max-minutes).
+    const int signal = outcome.signal;
+    at::Tensor shared = at::tensor({step_loss, step_nll, lead() ? outcome.elapsed : 0.0, signal == SIGINT ? 1.0 : 0.0,
+                                    signal == SIGTERM ? 1.0 : 0.0},
+                                   at::kDouble);
+    comm->all_reduce_sum(shared, "summing the step's loss");
+    step_loss = shared[0].item<double>();
+    step_nll = shared[1].item<double>();
+    outcome.elapsed = shared[2].item<double>();
+    outcome.signal = shared[3].item<double>() > 0 ? SIGINT : shared[4].item<double>() > 0 ? SIGTERM : 0;
+  }
   const double max_norm = config.train.clip_norm > 0 ? config.train.clip_norm : INFINITY;
-  const double norm = torch::nn::utils::clip_grad_norm_(model->parameters(), max_norm);
-  finite = std::isfinite(step_loss) && std::isfinite(norm);
-  if (!finite) {
+  outcome.norm = torch::nn::utils::clip_grad_norm_(model->parameters(), max_norm);
+  outcome.finite = std::isfinite(step_loss) && std::isfinite(outcome.norm);
+  if (!outcome.finite) {
     optimizer->zero_grad();
-    return norm;
+    return outcome;
   }
   set_learning_rate(*optimizer, schedule->rate(state.step + 1));
   optimizer->step();
   ++state.step;
+  state.target_tokens += step_tokens;
   loss_sum += step_loss;
   nll_sum += step_nll;
   tokens += step_tokens;
-  return norm;
+  return outcome;
 }
 
+// Every rank calls it (at the same step): rank 0 gathers the ranks' generator states and writes.
 void Trainer::Impl::save(bool with_best_copy) {
+  state.world_size = place.world_size;
+  if (comm) {
+    const at::Tensor states = comm->all_gather(cpu_generator_state(), "gathering the ranks' generator states");
+    state.rank_generator_states.clear();
+    for (int r = 1; r < place.world_size; ++r) state.rank_generator_states.push_back(states[r].clone());
+  }
+  if (!lead()) {
+    last_checkpoint = (checkpoint_dir() / (step_stem(state.step) + ".pt")).string();
+    return;
+  }
   const std::string stem = step_stem(state.step);
   const fs::path checkpoint = checkpoint_dir() / (stem + ".pt");
   state.schedule_json = schedule->state_json();
@@ -429,15 +657,26 @@ void Trainer::Impl::save(bool with_best_copy) {
   log().info("saved {}", checkpoint.string());
 }
 
+// Rank 0 validates while the others wait (at most dist.timeout) for the value, from which every
+// rank draws the same conclusions (best, early stopping, the plateau schedule).
 void Trainer::Impl::validate(TrainResult& result, bool& stop) {
   const auto start = std::chrono::steady_clock::now();
-  const ValidationResult v = validator->run(model, device);
-  const double value = ValidationResult::metric(v, config.valid.metric);
+  ValidationResult v;
+  double value = 0;
+  if (lead()) {
+    v = validator->run(model, device);
+    value = ValidationResult::metric(v, config.valid.metric);
+  }
+  if (comm) {
+    at::Tensor shared = at::tensor({value}, at::kDouble);
+    comm->broadcast({shared}, 0, "waiting for rank 0's validation at step " + std::to_string(state.step));
+    value = shared.item<double>();
+  }
   // A non-finite value is never the best; the best stays NaN until a finite value comes.
   const bool has_best = state.validations > 0 && std::isfinite(state.best_metric);
   const bool better = std::isfinite(value) &&
                       (!has_best || ValidationResult::better(value, state.best_metric, config.valid.metric));
-  if (!std::isfinite(value)) log().warn("validation at step {}: {} is {}, not a number to compare", state.step,
+  if (!std::isfinite(value) && lead()) log().warn("validation at step {}: {} is {}, not a number to compare", state.step,
                                         to_string(config.valid.metric), value);
   ++state.validations;
   if (better) {
@@ -449,6 +688,7 @@ void Trainer::Impl::validate(TrainResult& result, bool& stop) {
   }
   schedule->on_validation(better);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (lead()) {
   log().info("validation at step {}: loss {:.4f} | ppl {:.2f} | {} | {}{:.0f} s", state.step, v.loss, v.perplexity,
                v.bleu_text, better ? "new best | " : "", seconds);
   for (std::size_t i = 0; i < v.hypotheses.size(); ++i) {
@@ -457,9 +697,10 @@ void Trainer::Impl::validate(TrainResult& result, bool& stop) {
     log().info("  example {}: hypothesis {}", i + 1, v.hypotheses[i]);
   }
   metrics->write(nlohmann::json{{"event", "valid"}, {"step", state.step}, {"epoch", state.position.epoch + 1},
-                                {"loss", v.loss}, {"ppl", v.perplexity}, {"bleu", v.bleu}, {"best", better},
-                                {"seconds", seconds}}
+                                {"target_tokens", state.target_tokens}, {"loss", v.loss}, {"ppl", v.perplexity},
+                                {"bleu", v.bleu}, {"best", better}, {"seconds", seconds}}
                      .dump());
+  }
   result.best_metric = state.best_metric;
   save(better);
   if (config.valid.patience > 0 && state.bad_validations >= config.valid.patience) {
@@ -471,12 +712,9 @@ void Trainer::Impl::validate(TrainResult& result, bool& stop) {
 TrainResult Trainer::Impl::loop() {
   SignalGuard signals;
   TrainResult result;
-  const auto clock_start = std::chrono::steady_clock::now();
-  const double elapsed_before = state.elapsed_seconds;
+  clock_start = std::chrono::steady_clock::now();
+  elapsed_before = state.elapsed_seconds;
   const std::int64_t first_step = state.step;
-  const auto elapsed = [&] {
-    return elapsed_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - clock_start).count();
-  };
   double loss_sum = 0, nll_sum = 0, norm_sum = 0, interval_start = elapsed();
   std::int64_t tokens = 0, steps_in_interval = 0, bad_in_a_row = 0;
   bool stop = false;
@@ -489,11 +727,11 @@ TrainResult Trainer::Impl::loop() {
       result.stop_reason = "max steps";
       break;
     }
-    bool finite = true;
-    const double norm = train_step(loss_sum, nll_sum, tokens, finite);
-    if (!finite) {
+    const StepOutcome step = train_step(loss_sum, nll_sum, tokens);
+    const double norm = step.norm;
+    if (!step.finite) {
       ++state.skipped_batches;
-      log().warn("step {}: non-finite loss or gradient norm ({}); batch skipped", state.step + 1, norm);
+      if (lead()) log().warn("step {}: non-finite loss or gradient norm ({}); batch skipped", state.step + 1, norm);
       if (++bad_in_a_row >= config.train.max_bad_batches) {
         throw Error(fmt::format("training stopped: {} batches in a row had a non-finite loss or gradient at step {};"
                                 " lower optim.lr or train.clip-norm, or check the data",
@@ -504,8 +742,8 @@ TrainResult Trainer::Impl::loop() {
     bad_in_a_row = 0;
     norm_sum += norm;
     ++steps_in_interval;
-    const double now = elapsed();
-    if (state.step % config.train.log_every == 0) {
+    const double now = step.elapsed;
+    if (state.step % config.train.log_every == 0 && lead()) {
       const double seconds = now - interval_start;
       const double ppl = std::exp(nll_sum / static_cast<double>(tokens));
       double eta = -1;
@@ -523,23 +761,25 @@ TrainResult Trainer::Impl::loop() {
                    schedule->rate(state.step), norm_sum / static_cast<double>(steps_in_interval),
                    static_cast<double>(tokens) / seconds, format_duration(now), eta < 0 ? "-" : format_duration(eta));
       metrics->write(nlohmann::json{{"event", "train"}, {"step", state.step}, {"epoch", state.position.epoch + 1},
-                                    {"loss", loss_sum / static_cast<double>(tokens)}, {"ppl", ppl},
+                                    {"target_tokens", state.target_tokens}, {"loss", loss_sum / static_cast<double>(tokens)}, {"ppl", ppl},
                                     {"lr", schedule->rate(state.step)},
                                     {"grad_norm", norm_sum / static_cast<double>(steps_in_interval)},
                                     {"tokens_per_s", static_cast<double>(tokens) / seconds}, {"elapsed_s", now}}
                          .dump());
-      loss_sum = nll_sum = norm_sum = 0;
-      tokens = steps_in_interval = 0;
-      interval_start = now;
     }
     state.elapsed_seconds = now;
     const bool at_max_steps = config.train.max_steps > 0 && state.step >= config.train.max_steps;
     const bool at_max_time = config.train.max_minutes > 0 && now >= config.train.max_minutes * 60;
-    if (g_signal.load() != 0) {
-      result.signal = g_signal.load();
+    if (state.step % config.train.log_every == 0) {
+      loss_sum = nll_sum = norm_sum = 0;
+      tokens = steps_in_interval = 0;
+      interval_start = now;
+    }
+    if (step.signal != 0) {  // any rank's: the whole group stops here, with one checkpoint
+      result.signal = step.signal;
       result.stop_reason = "signal";
       save(false);
-      log().warn("stopped by {} at step {}: saved {}; continue with --resume", result.signal == SIGINT ? "SIGINT" : "SIGTERM",
+      if (lead()) log().warn("stopped by {} at step {}: saved {}; continue with --resume", result.signal == SIGINT ? "SIGINT" : "SIGTERM",
                    state.step, last_checkpoint);
       break;
     }
@@ -563,13 +803,15 @@ TrainResult Trainer::Impl::loop() {
   result.steps = state.step;
   result.best_metric = state.best_metric;
   result.skipped_batches = state.skipped_batches;
+  result.target_tokens = state.target_tokens;
   result.last_checkpoint = last_checkpoint;
   return result;
 }
 
-Trainer::Trainer(TrainConfig config, std::string config_text) : impl_(std::make_unique<Impl>()) {
+Trainer::Trainer(TrainConfig config, std::string config_text, RankInfo rank) : impl_(std::make_unique<Impl>()) {
   impl_->config = std::move(config);
   impl_->config_text = std::move(config_text);
+  impl_->place = std::move(rank);
   impl_->config.validate();
 }
 
@@ -586,14 +828,26 @@ TrainResult Trainer::run() {
 }
 
 TrainResult Trainer::Impl::run() {
-  setup();
-  load_tokenizers();
-  load_data();
-  build_model();
+  if (place.distributed()) join_group();
+  phase("starting", [&] { setup(); });
+  phase("loading the subword models", [&] {
+    if (lead()) load_tokenizers();
+  });
+  share_tokenizers();
+  phase("loading the training data and building the model", [&] {
+    load_data();
+    build_model();
+  });
+  check_same_setup();
+  if (comm) {  // one starting point for every rank, then each its own dropout
+    torch::NoGradGuard no_grad;
+    comm->broadcast(model->parameters(), 0, "sending the initial parameters");
+    if (!lead()) at::manual_seed(rank_seed(config.seed, place.rank));
+  }
   if (config.resume) {
     resume();
   } else {
-    start_epoch(0);
+    phase("planning the first epoch", [&] { start_epoch(0); });
   }
   TrainResult result = loop();
   struct rusage usage {};

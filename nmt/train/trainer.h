@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "nmt/dist/dist_options.h"
 #include "nmt/train/train_config.h"
 
 namespace nmt {
@@ -16,13 +17,16 @@ struct TrainResult {
   std::string last_checkpoint;   // path of the final step checkpoint
   double best_metric = 0;        // best validation value (0 before any validation)
   std::int64_t skipped_batches = 0;
+  std::int64_t target_tokens = 0;  // trained on so far, all ranks together
 };
 
 class Trainer {
  public:
   /// `config_text` is the effective configuration as the program printed it; it is written to the
   /// run directory and stored in every checkpoint. Throws ConfigError from config.validate().
-  Trainer(TrainConfig config, std::string config_text);
+  /// `rank`: this process's place in a data-parallel group (plan_launch); the default is one
+  /// process. Rank 0 writes the run directory; the others only train (docs/distributed.md).
+  Trainer(TrainConfig config, std::string config_text, RankInfo rank = {});
   ~Trainer();
   Trainer(const Trainer&) = delete;
   Trainer& operator=(const Trainer&) = delete;

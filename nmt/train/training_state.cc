@@ -18,7 +18,9 @@ namespace nmt {
 namespace {
 
 // 2: adds "digests" (nmt/core/verified_archive.h), verified on load; version 1 still loads, unverified.
-constexpr std::int64_t kStateFormatVersion = 2;
+// 3: adds "target_tokens", "world_size" and the other ranks' generators "cpu_rng_rank_R" (data-
+//    parallel runs); 1 and 2 load as a one-process run that has not counted its tokens.
+constexpr std::int64_t kStateFormatVersion = 3;
 
 void write_int(torch::serialize::OutputArchive& archive, const char* key, std::int64_t value) {
   archive.write(key, c10::IValue(value));
@@ -58,7 +60,9 @@ std::vector<std::pair<std::string, at::Generator>> default_generators() {
   return generators;
 }
 
-TrainingState read_training_state(const std::string& path, torch::optim::Optimizer& optimizer);
+TrainingState read_training_state(const std::string& path, const std::string& bytes, torch::optim::Optimizer& optimizer);
+
+std::string rank_generator_key(std::size_t rank) { return "cpu_rng_rank_" + std::to_string(rank); }
 
 }  // namespace
 
@@ -73,6 +77,11 @@ void save_training_state(const std::string& path, const TrainingState& state, to
   write_int(archive, "bad_validations", state.bad_validations);
   write_int(archive, "skipped_batches", state.skipped_batches);
   archive.write("elapsed_seconds", c10::IValue(state.elapsed_seconds));
+  write_int(archive, "target_tokens", state.target_tokens);
+  write_int(archive, "world_size", state.world_size);
+  for (std::size_t r = 0; r < state.rank_generator_states.size(); ++r) {
+    archive.write(rank_generator_key(r + 1), state.rank_generator_states[r], /*is_buffer=*/true);
+  }
   for (auto& [key, generator] : default_generators()) {
     std::lock_guard<std::mutex> lock(generator.mutex());
     archive.write(key, generator.get_state(), /*is_buffer=*/true);
@@ -84,8 +93,13 @@ void save_training_state(const std::string& path, const TrainingState& state, to
 }
 
 TrainingState load_training_state(const std::string& path, torch::optim::Optimizer& optimizer) {
+  return load_training_state_from_bytes(read_archive_file(path, "training state"), path, optimizer);
+}
+
+TrainingState load_training_state_from_bytes(const std::string& bytes, const std::string& path,
+                                             torch::optim::Optimizer& optimizer) {
   try {
-    return read_training_state(path, optimizer);
+    return read_training_state(path, bytes, optimizer);
   } catch (const Error&) {
     throw;
   } catch (const c10::Error& e) {
@@ -99,9 +113,9 @@ TrainingState load_training_state(const std::string& path, torch::optim::Optimiz
 
 namespace {
 
-TrainingState read_training_state(const std::string& path, torch::optim::Optimizer& optimizer) {
+TrainingState read_training_state(const std::string& path, const std::string& bytes, torch::optim::Optimizer& optimizer) {
   torch::serialize::InputArchive archive;
-  load_archive(archive, path, "training state");
+  load_archive_from_bytes(archive, bytes, path, "training state");
   const std::int64_t format = read_int(archive, "format_version", path);
   if (format < 1 || format > kStateFormatVersion) {
     throw DataError("training state " + path + " has format version " + std::to_string(format) + ", this nmt reads 1 to " +
@@ -119,6 +133,21 @@ TrainingState read_training_state(const std::string& path, torch::optim::Optimiz
   state.bad_validations = read_int(archive, "bad_validations", path);
   state.skipped_batches = read_int(archive, "skipped_batches", path);
   state.elapsed_seconds = read_double(archive, "elapsed_seconds", path);
+  if (format >= 3) {
+    state.target_tokens = read_int(archive, "target_tokens", path);
+    state.world_size = read_int(archive, "world_size", path);
+    if (state.world_size < 1 || state.world_size > 65536) {
+      throw DataError("training state " + path + ": world_size " + std::to_string(state.world_size) + " out of range");
+    }
+    for (std::int64_t r = 1; r < state.world_size; ++r) {
+      at::Tensor generator_state;
+      if (!archive.try_read(rank_generator_key(static_cast<std::size_t>(r)), generator_state, /*is_buffer=*/true)) {
+        throw DataError("training state " + path + ": no " + rank_generator_key(static_cast<std::size_t>(r)) + " for its " +
+                        std::to_string(state.world_size) + " ranks");
+      }
+      state.rank_generator_states.push_back(generator_state);
+    }
+  }
   torch::serialize::InputArchive optimizer_archive;
   if (!archive.try_read("optimizer", optimizer_archive)) throw DataError("training state " + path + ": no optimizer state");
   try {

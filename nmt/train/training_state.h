@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "nmt/data/batching.h"
 
@@ -21,6 +22,10 @@ struct TrainingState {
   std::int64_t bad_validations = 0;      // consecutive validations without improvement
   std::int64_t skipped_batches = 0;      // non-finite batches skipped so far
   double elapsed_seconds = 0;            // training time before this run (for train.max-minutes)
+  std::int64_t target_tokens = 0;        // target tokens (labels) trained on so far, by all ranks
+  std::int64_t world_size = 1;           // ranks of the run that wrote it (docs/distributed.md)
+  /// CPU generator states of ranks 1 .. world_size-1 (rank 0's is the process's own, "cpu_rng").
+  std::vector<at::Tensor> rank_generator_states;
 };
 
 /// Writes `state`, the optimizer's state and the CPU (and CUDA, if used) generator states atomically.
@@ -29,5 +34,9 @@ void save_training_state(const std::string& path, const TrainingState& state, to
 /// Reads a state written by save_training_state into `optimizer` and the generators; returns the rest.
 /// Throws IoError or DataError naming the file.
 TrainingState load_training_state(const std::string& path, torch::optim::Optimizer& optimizer);
+
+/// The same from the file's bytes (read by rank 0 of a group and sent to the others).
+TrainingState load_training_state_from_bytes(const std::string& bytes, const std::string& path,
+                                             torch::optim::Optimizer& optimizer);
 
 }  // namespace nmt

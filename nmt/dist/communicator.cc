@@ -1,0 +1,309 @@
+#include "nmt/dist/communicator.h"
+
+// c10d's headers declare Gloo (and NCCL) process groups only when these are defined; LibTorch
+// itself was built with them (CMakeLists.txt defines them for this file alone).
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#ifdef NMT_HAVE_NCCL
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
+
+#include <algorithm>
+#include <chrono>
+#include <future>
+#include <memory>
+#include <set>
+#include <thread>
+
+#include "nmt/core/log.h"
+
+namespace nmt {
+namespace {
+
+using Milliseconds = std::chrono::milliseconds;
+
+// The first line of a c10d message (they carry backtraces and advice over many lines).
+std::string first_line(const std::exception& e) {
+  const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
+  std::string text = c10_error != nullptr ? c10_error->what_without_backtrace() : e.what();
+  text = text.substr(0, text.find('\n'));
+  if (text.size() > 300) text = text.substr(0, 300) + "...";
+  return text;
+}
+
+// LibTorch 2.4+ serves the store with libuv by default; the classic server behaves the same in
+// every version we support, so ask for it where the option exists.
+template <class Options>
+auto use_classic_store_server(Options& options, int) -> decltype(options.useLibUV = false, void()) {
+  options.useLibUV = false;
+}
+template <class Options>
+void use_classic_store_server(Options&, long) {}
+
+bool is_loopback(const std::string& host) {
+  return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
+}
+
+}  // namespace
+
+bool dist_backend_available(DistBackend backend) {
+#ifdef NMT_HAVE_NCCL
+  return true;
+#else
+  return backend != DistBackend::nccl;
+#endif
+}
+
+struct Communicator::Impl {
+  RankInfo place;
+  c10::Device device{c10::kCPU};  // where collectives' tensors live (CUDA for NCCL)
+  Milliseconds timeout{0};
+  c10::intrusive_ptr<c10d::Store> store;
+  c10::intrusive_ptr<c10d::ProcessGroupGloo> gloo;
+#ifdef NMT_HAVE_NCCL
+  c10::intrusive_ptr<c10d::ProcessGroupNCCL> nccl;
+#endif
+  // Calls f with whichever process group this run uses.
+  template <class F>
+  auto with_group(F&& f) {
+#ifdef NMT_HAVE_NCCL
+    if (nccl) return f(*nccl);
+#endif
+    return f(*gloo);
+  }
+};
+
+struct Communicator::PendingSum::Impl {
+  Communicator* owner;
+  std::string what;
+  std::vector<c10::intrusive_ptr<c10d::Work>> works;
+};
+
+Communicator::PendingSum::PendingSum(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Communicator::PendingSum::PendingSum(PendingSum&&) noexcept = default;
+Communicator::PendingSum::~PendingSum() = default;
+
+void Communicator::PendingSum::finish() {
+  try {
+    for (auto& work : impl_->works) work->wait();
+  } catch (const std::exception& e) {
+    impl_->owner->fail(impl_->what, first_line(e));
+  }
+  impl_->works.clear();
+}
+
+Communicator::~Communicator() = default;
+
+std::unique_ptr<Communicator> Communicator::connect(const RankInfo& place, DistBackend backend, c10::Device device,
+                                                    double timeout_s) {
+  if (backend == DistBackend::automatic) backend = device.is_cuda() ? DistBackend::nccl : DistBackend::gloo;
+  if (backend == DistBackend::automatic || (backend == DistBackend::nccl && !dist_backend_available(backend))) {
+    if (device.is_cuda()) {
+      log().warn("dist.backend auto: this LibTorch has no NCCL; using gloo on {}", device.str());
+      backend = DistBackend::gloo;
+    }
+  }
+  if (!dist_backend_available(backend)) {
+    throw DistError("dist.backend " + to_string(backend) +
+                    " is not in this LibTorch (NCCL comes with CUDA builds of LibTorch); use dist.backend gloo");
+  }
+  if (backend == DistBackend::nccl && !device.is_cuda()) {
+    throw DistError("dist.backend nccl needs a CUDA device, got device " + device.str() + "; use dist.backend gloo");
+  }
+  std::unique_ptr<Communicator> comm(new Communicator());
+  comm->impl_ = std::make_unique<Impl>();
+  Impl& impl = *comm->impl_;
+  impl.place = place;
+  impl.device = backend == DistBackend::nccl ? device : c10::Device(c10::kCPU);
+  impl.timeout = Milliseconds(static_cast<std::int64_t>(timeout_s * 1000));
+  comm->rank_ = place.rank;
+  comm->world_size_ = place.world_size;
+  comm->backend_name_ = to_string(backend);
+  const std::string master = place.master_addr + ":" + std::to_string(place.master_port);
+
+  c10d::TCPStoreOptions store_options;
+  store_options.port = static_cast<std::uint16_t>(place.master_port);
+  store_options.isServer = place.rank == 0;
+  store_options.numWorkers = static_cast<std::size_t>(place.world_size);
+  store_options.waitWorkers = true;
+  store_options.timeout = impl.timeout;
+  use_classic_store_server(store_options, 0);
+  try {
+    impl.store = c10::make_intrusive<c10d::TCPStore>(place.master_addr, store_options);
+  } catch (const std::exception& e) {
+    const std::string reason = first_line(e);
+    if (place.rank == 0) {
+      const bool in_use = reason.find("in use") != std::string::npos || reason.find("listen") != std::string::npos;
+      throw DistError("rank 0 cannot serve the rendezvous on " + master + (in_use ? " (dist.master-port is in use?)" : "") +
+                      ": " + reason);
+    }
+    throw DistError("rank " + std::to_string(place.rank) + " cannot reach the master " + master + " within " +
+                    std::to_string(impl.timeout.count() / 1000) + " s (check dist.master-addr and dist.master-port): " +
+                    reason);
+  }
+  auto prefixed = c10::make_intrusive<c10d::PrefixStore>("nmt/" + comm->backend_name_, impl.store);
+  try {
+    if (backend == DistBackend::gloo) {
+      auto options = c10d::ProcessGroupGloo::Options::create(impl.timeout);
+      // Where peers reach this rank: GLOO_SOCKET_IFNAME's interface, the loopback for a
+      // one-machine group, else the address this machine's name resolves to (docs/distributed.md).
+      const char* interface = std::getenv("GLOO_SOCKET_IFNAME");
+      if (interface != nullptr && *interface != '\0') {
+        options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(interface));
+      } else if (is_loopback(place.master_addr)) {
+        options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+      } else {
+        options->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
+      }
+      options->threads = 2;
+      impl.gloo = c10::make_intrusive<c10d::ProcessGroupGloo>(prefixed, place.rank, place.world_size, options);
+    } else {
+#ifdef NMT_HAVE_NCCL
+      auto options = c10d::ProcessGroupNCCL::Options::create();
+      options->timeout = impl.timeout;
+      impl.nccl = c10::make_intrusive<c10d::ProcessGroupNCCL>(prefixed, place.rank, place.world_size, options);
+#endif
+    }
+  } catch (const std::exception& e) {
+    throw DistError("rank " + std::to_string(place.rank) + " could not join the " + comm->backend_name_ + " group at " +
+                    master + ": " + first_line(e));
+  }
+  // One collective before anything else: every rank is connected to every other one.
+  comm->barrier("joining the group");
+  return comm;
+}
+
+void Communicator::fail(const std::string& what, const std::string& reason) {
+  throw DistError("rank " + std::to_string(rank_) + ": " + what + " failed (" + reason + "); " + roll_call("failure"));
+}
+
+std::string Communicator::roll_call(const std::string& tag) {
+  // Runs apart with a hard deadline: a stopped rank 0 (the store) could block a store call.
+  struct Shared {
+    std::promise<std::string> result;
+  };
+  auto shared = std::make_shared<Shared>();
+  auto answer = shared->result.get_future();
+  auto store = impl_->store;
+  const int rank = rank_, world = world_size_;
+  std::thread([shared, store, rank, world, tag] {
+    std::string text;
+    try {
+      const std::string prefix = "nmt/roll-call/" + tag + "/";
+      store->set(prefix + std::to_string(rank), std::vector<std::uint8_t>{1});
+      std::set<int> missing;
+      for (int r = 0; r < world; ++r) missing.insert(r);
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+      while (!missing.empty() && std::chrono::steady_clock::now() < deadline) {
+        for (auto it = missing.begin(); it != missing.end();) {
+          it = store->check({prefix + std::to_string(*it)}) ? missing.erase(it) : std::next(it);
+        }
+        if (!missing.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+      if (missing.empty()) {
+        text = "every rank still answers";
+      } else {
+        std::string list;
+        for (int r : missing) list += (list.empty() ? "" : ", ") + std::to_string(r);
+        text = (missing.size() == 1 ? "rank " + list + " does" : "ranks " + list + " do") +
+               " not answer (died, stopped or cut off)";
+      }
+    } catch (const std::exception&) {
+      text = "rank 0 does not answer (it holds the rendezvous store: died, stopped or cut off)";
+    }
+    shared->result.set_value(text);
+  }).detach();
+  if (answer.wait_for(std::chrono::seconds(6)) != std::future_status::ready) {
+    return "rank 0 does not answer (it holds the rendezvous store: stopped or cut off)";
+  }
+  return answer.get();
+}
+
+void Communicator::broadcast(std::vector<at::Tensor> tensors, int root, const std::string& what) {
+  if (world_size_ == 1) return;
+  try {
+    for (auto& tensor : tensors) {
+      std::vector<at::Tensor> one{tensor};
+      c10d::BroadcastOptions options;
+      options.rootRank = root;
+      impl_->with_group([&](auto& group) { return group.broadcast(one, options); })->wait();
+    }
+  } catch (const DistError&) {
+    throw;
+  } catch (const std::exception& e) {
+    fail(what, first_line(e));
+  }
+}
+
+void Communicator::all_reduce_sum(at::Tensor tensor, const std::string& what) {
+  start_all_reduce_sum({std::move(tensor)}, what).finish();
+}
+
+void Communicator::all_reduce_max(at::Tensor tensor, const std::string& what) {
+  if (world_size_ == 1) return;
+  try {
+    std::vector<at::Tensor> one{std::move(tensor)};
+    c10d::AllreduceOptions options;
+    options.reduceOp = c10d::ReduceOp::MAX;
+    impl_->with_group([&](auto& group) { return group.allreduce(one, options); })->wait();
+  } catch (const std::exception& e) {
+    fail(what, first_line(e));
+  }
+}
+
+Communicator::PendingSum Communicator::start_all_reduce_sum(std::vector<at::Tensor> tensors, const std::string& what) {
+  auto pending = std::make_unique<PendingSum::Impl>();
+  pending->owner = this;
+  pending->what = what;
+  if (world_size_ > 1) {
+    try {
+      for (auto& tensor : tensors) {
+        std::vector<at::Tensor> one{tensor};
+        pending->works.push_back(impl_->with_group([&](auto& group) { return group.allreduce(one); }));
+      }
+    } catch (const std::exception& e) {
+      fail(what, first_line(e));
+    }
+  }
+  return PendingSum(std::move(pending));
+}
+
+at::Tensor Communicator::all_gather(const at::Tensor& tensor, const std::string& what) {
+  const at::Tensor input = tensor.contiguous();
+  if (world_size_ == 1) return input.unsqueeze(0).clone();
+  std::vector<at::Tensor> outputs;
+  for (int r = 0; r < world_size_; ++r) outputs.push_back(at::empty_like(input));
+  try {
+    std::vector<std::vector<at::Tensor>> output_lists{outputs};
+    std::vector<at::Tensor> inputs{input};
+    impl_->with_group([&](auto& group) { return group.allgather(output_lists, inputs); })->wait();
+    outputs = output_lists[0];
+  } catch (const std::exception& e) {
+    fail(what, first_line(e));
+  }
+  return at::stack(outputs);
+}
+
+std::string Communicator::broadcast_bytes(const std::string& bytes, int root, const std::string& what) {
+  if (world_size_ == 1) return bytes;
+  at::Tensor size = at::tensor({static_cast<std::int64_t>(bytes.size())}, at::kLong).to(impl_->device);
+  broadcast({size}, root, what);
+  const std::int64_t n = size.item<std::int64_t>();
+  at::Tensor data = at::empty({n}, at::kByte);
+  if (rank_ == root) std::copy(bytes.begin(), bytes.end(), data.data_ptr<std::uint8_t>());
+  if (n > 0) {
+    at::Tensor on_device = data.to(impl_->device);
+    broadcast({on_device}, root, what);
+    data = on_device.cpu();
+  }
+  return std::string(reinterpret_cast<const char*>(data.data_ptr<std::uint8_t>()), static_cast<std::size_t>(n));
+}
+
+void Communicator::barrier(const std::string& what) {
+  if (world_size_ == 1) return;
+  // A one-element all-reduce: c10d's Gloo barrier has no timeout of its own in every version.
+  all_reduce_sum(at::zeros({1}, at::TensorOptions(at::kFloat).device(impl_->device)), what);
+}
+
+}  // namespace nmt

@@ -1,0 +1,138 @@
+#include "nmt/dist/dist_options.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include "nmt/core/error.h"
+
+namespace nmt {
+namespace {
+
+// A launcher's variables: rank, world size and (optional) local rank.
+struct VariableSet {
+  const char* rank;
+  const char* size;
+  const char* local_rank;
+  const char* name;
+};
+
+constexpr VariableSet kLaunchers[] = {
+    {"RANK", "WORLD_SIZE", "LOCAL_RANK", "torchrun variables"},
+    {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "Slurm variables"},
+    {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "Open MPI variables"},
+    {"PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPICH variables"},
+};
+
+// A whole decimal number in [low, high], or ConfigError naming the variable.
+int parse_int(const char* text, const char* variable, long low, long high) {
+  errno = 0;
+  char* end = nullptr;
+  const long value = std::strtol(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || value < low || value > high) {
+    throw ConfigError(std::string("environment variable ") + variable + "='" + text + "' must be a whole number in [" +
+                      std::to_string(low) + ", " + std::to_string(high) + "]");
+  }
+  return static_cast<int>(value);
+}
+
+void require(bool ok, const std::string& key, const std::string& rule, const std::string& value) {
+  if (!ok) throw ConfigError(key + " must be " + rule + ", got " + value);
+}
+
+}  // namespace
+
+DistBackend parse_dist_backend(const std::string& name) {
+  if (name == "auto") return DistBackend::automatic;
+  if (name == "gloo") return DistBackend::gloo;
+  if (name == "nccl") return DistBackend::nccl;
+  throw ConfigError("unknown dist.backend '" + name + "' (expected auto, gloo or nccl)");
+}
+
+std::string to_string(DistBackend backend) {
+  switch (backend) {
+    case DistBackend::gloo: return "gloo";
+    case DistBackend::nccl: return "nccl";
+    default: return "auto";
+  }
+}
+
+void DistOptions::validate() const {
+  constexpr int kMaxRanks = 65536;
+  require(nproc_per_node >= 1 && nproc_per_node <= 1024, "dist.nproc-per-node", "in [1, 1024]",
+          std::to_string(nproc_per_node));
+  require(nnodes >= 1 && nnodes <= kMaxRanks, "dist.nnodes", "in [1, 65536]", std::to_string(nnodes));
+  require(static_cast<long>(nnodes) * nproc_per_node <= kMaxRanks, "dist.nnodes x dist.nproc-per-node",
+          "at most 65536 ranks", std::to_string(static_cast<long>(nnodes) * nproc_per_node));
+  require(node_rank >= 0 && node_rank < nnodes, "dist.node-rank", "in [0, dist.nnodes - 1] = [0, " +
+          std::to_string(nnodes - 1) + "]", std::to_string(node_rank));
+  require(master_port >= 0 && master_port <= 65535, "dist.master-port", "in [1, 65535] (0: MASTER_PORT or 29500)",
+          std::to_string(master_port));
+  require(master_addr.find_first_of(" \t\n") == std::string::npos, "dist.master-addr", "a host name or address",
+          "'" + master_addr + "'");
+  require(std::isfinite(timeout_s) && timeout_s >= 1 && timeout_s <= 7 * 24 * 3600.0, "dist.timeout",
+          "in [1, 604800] seconds", std::to_string(timeout_s));
+}
+
+Environment process_environment() {
+  return [](const char* name) { return static_cast<const char*>(std::getenv(name)); };
+}
+
+LaunchPlan plan_launch(const DistOptions& options, const Environment& environment) {
+  options.validate();
+  LaunchPlan plan;
+  RankInfo& r = plan.rank;
+  const int asked_world = options.nnodes * options.nproc_per_node;
+
+  // The rendezvous point: options first, then MASTER_ADDR / MASTER_PORT, then this machine.
+  if (!options.master_addr.empty()) {
+    r.master_addr = options.master_addr;
+  } else if (const char* addr = environment("MASTER_ADDR"); addr != nullptr && *addr != '\0') {
+    r.master_addr = addr;
+  } else if (options.nnodes > 1) {
+    throw ConfigError("dist.master-addr (or MASTER_ADDR) must name rank 0's host when dist.nnodes is " +
+                      std::to_string(options.nnodes));
+  }
+  bool port_given = true;
+  if (options.master_port != 0) {
+    r.master_port = options.master_port;
+  } else if (const char* port = environment("MASTER_PORT"); port != nullptr && *port != '\0') {
+    r.master_port = parse_int(port, "MASTER_PORT", 1, 65535);
+  } else {
+    port_given = false;
+  }
+
+  for (const VariableSet& set : kLaunchers) {
+    const char* rank = environment(set.rank);
+    const char* size = environment(set.size);
+    if (rank == nullptr && size == nullptr) continue;
+    if (rank == nullptr || size == nullptr) {
+      throw ConfigError(std::string("environment variable ") + (rank ? set.size : set.rank) + " is not set but " +
+                        (rank ? set.rank : set.size) + " is: set both, or neither");
+    }
+    r.world_size = parse_int(size, set.size, 1, 65536);
+    r.rank = parse_int(rank, set.rank, 0, r.world_size - 1);
+    const char* local = environment(set.local_rank);
+    r.local_rank = local != nullptr ? parse_int(local, set.local_rank, 0, 65535) : r.rank % options.nproc_per_node;
+    r.source = set.name;
+    if (asked_world > 1 && asked_world != r.world_size) {
+      throw ConfigError("dist.nnodes x dist.nproc-per-node = " + std::to_string(asked_world) + " ranks, but " +
+                        set.size + "=" + size + " (" + set.name + "): leave the options out under a launcher");
+    }
+    return plan;
+  }
+  if (options.nproc_per_node > 1 || options.nnodes > 1) {
+    plan.supervise = true;
+    // One machine and no port asked for: the supervisor takes a free one (two runs side by side).
+    if (!port_given && options.nnodes == 1) r.master_port = 0;
+    r.world_size = asked_world;
+    r.rank = options.node_rank * options.nproc_per_node;
+    r.source = "options";
+    return plan;
+  }
+  r.source = "one process";
+  return plan;
+}
+
+}  // namespace nmt

@@ -1,0 +1,179 @@
+#include "nmt/dist/local_launcher.h"
+
+#include <netinet/in.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <thread>
+
+#include "nmt/core/error.h"
+#include "nmt/core/log.h"
+
+namespace nmt {
+namespace {
+
+std::atomic<int> g_forward_signal{0};
+extern "C" void on_supervisor_signal(int signal) { g_forward_signal.store(signal); }
+
+struct Child {
+  int rank = 0;
+  pid_t pid = -1;
+  bool running = false;
+  int status = 0;  // exit status in the shell's convention, once ended
+};
+
+std::string describe(int wait_status) {
+  if (WIFEXITED(wait_status)) return "exited with status " + std::to_string(WEXITSTATUS(wait_status));
+  if (WIFSIGNALED(wait_status)) {
+    const int signal = WTERMSIG(wait_status);
+    const char* name = sigabbrev_np(signal);
+    return "was killed by signal " + std::to_string(signal) + (name != nullptr ? std::string(" (SIG") + name + ")" : "");
+  }
+  return "ended";
+}
+
+int shell_status(int wait_status) {
+  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
+  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
+  return 1;
+}
+
+pid_t start_rank(const RankInfo& rank, const DistOptions& options, const std::vector<std::string>& arguments) {
+  std::vector<std::string> variables = {
+      "RANK=" + std::to_string(rank.rank),
+      "WORLD_SIZE=" + std::to_string(rank.world_size),
+      "LOCAL_RANK=" + std::to_string(rank.local_rank),
+      "LOCAL_WORLD_SIZE=" + std::to_string(options.nproc_per_node),
+      "GROUP_RANK=" + std::to_string(options.node_rank),
+      "MASTER_ADDR=" + rank.master_addr,
+      "MASTER_PORT=" + std::to_string(rank.master_port),
+  };
+  std::vector<char*> argv;
+  std::string program = "/proc/self/exe";
+  argv.push_back(program.data());
+  std::vector<std::string> copies = arguments;
+  for (auto& a : copies) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) throw Error(std::string("cannot start rank ") + std::to_string(rank.rank) + ": fork: " + std::strerror(errno));
+  if (pid == 0) {
+    // The child: die with the supervisor, take the rank's variables, become the program again.
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(143);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    for (auto& v : variables) putenv(v.data());
+    execv(program.c_str(), argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+// A port nobody listens on now (the kernel's choice for port 0). Rank 0 binds it moments later;
+// another program could take it in between, which rank 0 then reports as a port in use.
+int find_free_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) throw Error(std::string("cannot find a free port: socket: ") + std::strerror(errno));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = 0;
+  socklen_t size = sizeof address;
+  const bool ok = bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+                  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) == 0;
+  const int saved = errno;
+  close(fd);
+  if (!ok) throw Error(std::string("cannot find a free port: ") + std::strerror(saved));
+  return ntohs(address.sin_port);
+}
+
+}  // namespace
+
+int supervise_local_ranks(const DistOptions& options, const RankInfo& first, const std::vector<std::string>& arguments,
+                          double grace_s) {
+  struct sigaction action {}, old_int {}, old_term {};
+  action.sa_handler = on_supervisor_signal;
+  sigemptyset(&action.sa_mask);
+  g_forward_signal.store(0);
+  sigaction(SIGINT, &action, &old_int);
+  sigaction(SIGTERM, &action, &old_term);
+
+  std::vector<Child> children;
+  RankInfo group = first;
+  if (group.master_port == 0) group.master_port = find_free_port();
+  log().info("starting ranks {}..{} of {} on this machine (rendezvous {}:{})", group.rank,
+             group.rank + options.nproc_per_node - 1, group.world_size, group.master_addr, group.master_port);
+  for (int local = 0; local < options.nproc_per_node; ++local) {
+    RankInfo rank = group;
+    rank.rank = group.rank + local;
+    rank.local_rank = local;
+    Child child;
+    child.rank = rank.rank;
+    child.pid = start_rank(rank, options, arguments);
+    child.running = true;
+    children.push_back(child);
+  }
+
+  int result = 0, forwarded = 0;
+  bool failed = false;
+  auto deadline = std::chrono::steady_clock::time_point::max();
+  bool terminated = false;
+  for (;;) {
+    if (const int signal = g_forward_signal.exchange(0); signal != 0) {
+      forwarded = signal;
+      for (const Child& c : children) {
+        if (c.running) kill(c.pid, signal);
+      }
+    }
+    int running = 0;
+    for (Child& c : children) {
+      if (!c.running) continue;
+      int status = 0;
+      const pid_t done = waitpid(c.pid, &status, WNOHANG);
+      if (done == 0) {
+        ++running;
+        continue;
+      }
+      c.running = false;
+      c.status = shell_status(status);
+      if (forwarded != 0 && c.status == 128 + forwarded) {  // stopped as asked, with a checkpoint
+        if (result == 0) result = c.status;
+      } else if (c.status != 0 && !failed) {
+        failed = true;
+        result = c.status;
+        log().error("rank {} (pid {}) {}; the other ranks stop within dist.timeout", c.rank, c.pid, describe(status));
+        deadline = std::chrono::steady_clock::now() +
+                   std::chrono::milliseconds(static_cast<std::int64_t>(grace_s * 1000));
+      } else if (c.status != 0) {
+        log().debug("rank {} (pid {}) {}", c.rank, c.pid, describe(status));
+      }
+    }
+    if (running == 0) break;
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) {
+      for (const Child& c : children) {
+        if (c.running) {
+          if (!terminated) log().error("rank {} (pid {}) did not stop within {:.0f} s of the failure: killing it",
+                                       c.rank, c.pid, grace_s);
+          kill(c.pid, terminated ? SIGKILL : SIGTERM);
+        }
+      }
+      deadline = now + std::chrono::seconds(10);
+      terminated = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+  return result;
+}
+
+}  // namespace nmt

@@ -1,0 +1,25 @@
+// Starting and supervising the ranks of one machine, as torchrun does: `nmt-train
+// --dist.nproc-per-node N ...` runs N copies of itself, one rank each (docs/distributed.md).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "nmt/dist/dist_options.h"
+
+namespace nmt {
+
+/// Starts ranks node_rank x nproc_per_node .. + nproc_per_node - 1 of the group as child processes
+/// running this program (/proc/self/exe) with `arguments` (argv[1..], unchanged) and torchrun's
+/// variables (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR,
+/// MASTER_PORT); a child dies with SIGTERM when the supervisor dies. SIGINT and SIGTERM are
+/// passed on to every rank (which stop together at a step boundary with one checkpoint).
+///
+/// When a rank fails, the others are given `grace_s` seconds to end on their own (they notice the
+/// failure in their next collective, at most dist.timeout later) and are then killed. Returns the
+/// program's exit status: 0 when every rank succeeded, else the first failed rank's status
+/// (128 + signal when a signal ended it). Logs one line per failed rank, naming it.
+int supervise_local_ranks(const DistOptions& options, const RankInfo& first, const std::vector<std::string>& arguments,
+                          double grace_s);
+
+}  // namespace nmt
