@@ -1,0 +1,179 @@
+// The process group on the loopback, two ranks as two threads of this process: collectives,
+// bucketed gradient sums, and the errors of a group that cannot form or loses a rank.
+#include "nmt/dist/communicator.h"
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <functional>
+#include <future>
+#include <thread>
+
+#include "nmt/dist/gradient_sync.h"
+#include "tests/test_util.h"
+
+namespace nmt {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A loopback socket bound to a port the kernel chose; listening when asked (a port in use).
+class BoundPort {
+ public:
+  explicit BoundPort(bool listen_on_it) {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t size = sizeof address;
+    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+    EXPECT_EQ(getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &size), 0);
+    port_ = ntohs(address.sin_port);
+    if (listen_on_it) {
+      EXPECT_EQ(listen(fd_, 4), 0);
+    }
+  }
+  ~BoundPort() { close(fd_); }
+  int port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+int free_port() { return BoundPort(false).port(); }
+
+RankInfo place(int rank, int world, int port) {
+  RankInfo r;
+  r.rank = rank;
+  r.world_size = world;
+  r.local_rank = rank;
+  r.master_addr = "127.0.0.1";
+  r.master_port = port;
+  r.source = "test";
+  return r;
+}
+
+// Runs body(rank, communicator) on `world` threads joined into one group; rethrows the first failure.
+void in_group(int world, const std::function<void(int, Communicator&)>& body, double timeout_s = 20) {
+  const int port = free_port();
+  std::vector<std::future<void>> ranks;
+  for (int r = 0; r < world; ++r) {
+    ranks.push_back(std::async(std::launch::async, [=, &body] {
+      auto comm = Communicator::connect(place(r, world, port), DistBackend::automatic, c10::Device(c10::kCPU), timeout_s);
+      body(r, *comm);
+    }));
+  }
+  for (auto& f : ranks) f.get();
+}
+
+TEST(Communicator, CollectivesGiveEveryRankTheSameValues) {
+  in_group(2, [](int rank, Communicator& comm) {
+    EXPECT_EQ(comm.rank(), rank);
+    EXPECT_EQ(comm.world_size(), 2);
+    EXPECT_EQ(comm.backend_name(), "gloo");
+
+    at::Tensor t = at::full({3}, static_cast<float>(rank + 1));
+    comm.all_reduce_sum(t, "test sum");
+    EXPECT_TRUE(at::equal(t, at::full({3}, 3.0f)));
+
+    at::Tensor m = at::tensor({rank == 0 ? 5.0 : -1.0, rank == 0 ? -7.0 : 2.0}, at::kDouble);
+    comm.all_reduce_max(m, "test max");
+    EXPECT_EQ(m[0].item<double>(), 5.0);
+    EXPECT_EQ(m[1].item<double>(), 2.0);
+
+    at::Tensor b = rank == 1 ? at::arange(4, at::kFloat) : at::zeros({4}, at::kFloat);
+    comm.broadcast({b}, 1, "test broadcast");
+    EXPECT_TRUE(at::equal(b, at::arange(4, at::kFloat)));
+
+    const at::Tensor all = comm.all_gather(at::tensor({static_cast<std::int64_t>(10 + rank), 7L}, at::kLong), "gather");
+    ASSERT_EQ(all.sizes(), (std::vector<std::int64_t>{2, 2}));
+    EXPECT_EQ(all[0][0].item<std::int64_t>(), 10);
+    EXPECT_EQ(all[1][0].item<std::int64_t>(), 11);
+
+    for (const std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{1} << 20}) {
+      std::string bytes(size, '\0');
+      for (std::size_t i = 0; i < size; ++i) bytes[i] = static_cast<char>(i * 131 % 251);
+      EXPECT_EQ(comm.broadcast_bytes(rank == 0 ? bytes : "ignored", 0, "bytes"), bytes);
+    }
+    comm.barrier("test barrier");
+  });
+}
+
+TEST(GradientSync, EveryGradientBecomesItsSumOverRanksInAnyNumberOfBuckets) {
+  for (const std::int64_t bucket_bytes : {std::int64_t{4}, std::int64_t{25} << 20}) {
+    in_group(2, [bucket_bytes](int rank, Communicator& comm) {
+      // Three parameters; rank 1 has no gradient for the second (it took no batch using it).
+      std::vector<at::Tensor> params = {at::zeros({2, 3}).requires_grad_(), at::zeros({5}).requires_grad_(),
+                                        at::zeros({1}).requires_grad_()};
+      for (std::size_t i = 0; i < params.size(); ++i) {
+        if (rank == 1 && i == 1) continue;
+        params[i].mutable_grad() = at::arange(params[i].numel(), at::kFloat).view(params[i].sizes()) * (rank + 1) +
+                                   static_cast<float>(i);
+      }
+      GradientSync sync(params, bucket_bytes);
+      EXPECT_EQ(sync.buckets(), bucket_bytes == 4 ? 3u : 1u);  // 4 bytes: one parameter each
+      sync.all_reduce(comm);
+      for (std::size_t i = 0; i < params.size(); ++i) {
+        const at::Tensor base = at::arange(params[i].numel(), at::kFloat).view(params[i].sizes());
+        const at::Tensor expected = i == 1 ? base + 1.0f : base * 3 + 2.0f * static_cast<float>(i);
+        ASSERT_TRUE(params[i].grad().defined());
+        EXPECT_TRUE(at::equal(params[i].grad(), expected)) << "parameter " << i << " rank " << rank;
+      }
+    });
+  }
+}
+
+TEST(Communicator, APortInUseIsOneLineNamingIt) {
+  BoundPort busy(/*listen_on_it=*/true);
+  const auto start = Clock::now();
+  EXPECT_THROW_WITH(Communicator::connect(place(0, 2, busy.port()), DistBackend::gloo, c10::Device(c10::kCPU), 5),
+                    DistError, "rank 0 cannot serve the rendezvous on 127.0.0.1:" + std::to_string(busy.port()));
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(30));
+}
+
+TEST(Communicator, AnUnreachableMasterIsNamedWithinTheTimeout) {
+  const int port = free_port();  // nobody serves it
+  const auto start = Clock::now();
+  EXPECT_THROW_WITH(Communicator::connect(place(1, 2, port), DistBackend::gloo, c10::Device(c10::kCPU), 2), DistError,
+                    "rank 1 cannot reach the master 127.0.0.1:" + std::to_string(port) + " within 2 s");
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(15));
+}
+
+TEST(Communicator, NcclWithoutCudaOrWithoutNcclIsRefused) {
+  EXPECT_THROW_WITH(Communicator::connect(place(0, 2, free_port()), DistBackend::nccl, c10::Device(c10::kCPU), 2),
+                    DistError, "dist.backend nccl");
+}
+
+// A rank that stops taking part (hung, or gone): the other's next collective ends within the
+// timeout with an error that names it.
+TEST(Communicator, ARankThatStopsAnsweringIsNamed) {
+  std::promise<void> rank0_done;
+  auto done = rank0_done.get_future().share();
+  in_group(
+      2,
+      [done, &rank0_done](int rank, Communicator& comm) {
+        if (rank == 1) {  // hangs: holds its connections, joins nothing, until rank 0 has its error
+          done.wait();
+          return;
+        }
+        const auto start = Clock::now();
+        try {
+          comm.all_reduce_sum(at::ones({4}), "summing gradients");
+          ADD_FAILURE() << "the all-reduce returned without rank 1";
+        } catch (const DistError& e) {
+          const std::string message = e.what();
+          EXPECT_NE(message.find("rank 0: summing gradients failed"), std::string::npos) << message;
+          EXPECT_NE(message.find("rank 1 does not answer"), std::string::npos) << message;
+          EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+        }
+        EXPECT_LT(Clock::now() - start, std::chrono::seconds(12));  // 2 s timeout + a 3 s roll call
+        rank0_done.set_value();
+      },
+      /*timeout_s=*/2);
+}
+
+}  // namespace
+}  // namespace nmt
