@@ -23,9 +23,9 @@ int main(int argc, char** argv) {
     const nmt::LaunchPlan plan = nmt::plan_launch(config.dist, nmt::process_environment());
     if (plan.supervise) {
       // The ranks run this program with the same arguments; they notice a failed rank within
-      // dist.timeout, so that (and a little more) is how long they are given before being killed.
+      // dist.timeout (and a roll call), so that and a little more is how long they have before being killed.
       exit_status = nmt::supervise_local_ranks(config.dist, plan.rank, std::vector<std::string>(argv + 1, argv + argc),
-                                               config.dist.timeout_s + 30);
+                                               config.dist.timeout_s + 15);
       return;
     }
     nmt::keep_freed_memory();  // same-sized large tensors every step: reuse, do not unmap (allocator.h)

@@ -142,7 +142,11 @@ std::unique_ptr<Communicator> Communicator::connect(const RankInfo& place, DistB
                     std::to_string(impl.timeout.count() / 1000) + " s (check dist.master-addr and dist.master-port): " +
                     reason);
   }
-  auto prefixed = c10::make_intrusive<c10d::PrefixStore>("nmt/" + comm->backend_name_, impl.store);
+  // A launcher's run id (torchrun, and nmt's own supervisor, set it) keeps groups apart that reach
+  // one store by mistake: they wait for keys that never come and fail within the timeout.
+  const char* run_id = std::getenv("TORCHELASTIC_RUN_ID");
+  const std::string prefix = "nmt/" + std::string(run_id != nullptr ? run_id : "") + "/" + comm->backend_name_;
+  auto prefixed = c10::make_intrusive<c10d::PrefixStore>(prefix, impl.store);
   try {
     if (backend == DistBackend::gloo) {
       auto options = c10d::ProcessGroupGloo::Options::create(impl.timeout);

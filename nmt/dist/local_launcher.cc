@@ -45,7 +45,8 @@ int shell_status(int wait_status) {
   return 1;
 }
 
-pid_t start_rank(const RankInfo& rank, const DistOptions& options, const std::vector<std::string>& arguments) {
+pid_t start_rank(const RankInfo& rank, const DistOptions& options, const std::vector<std::string>& arguments,
+                 const std::string& group_id) {
   std::vector<std::string> variables = {
       "RANK=" + std::to_string(rank.rank),
       "WORLD_SIZE=" + std::to_string(rank.world_size),
@@ -54,6 +55,7 @@ pid_t start_rank(const RankInfo& rank, const DistOptions& options, const std::ve
       "GROUP_RANK=" + std::to_string(options.node_rank),
       "MASTER_ADDR=" + rank.master_addr,
       "MASTER_PORT=" + std::to_string(rank.master_port),
+      "TORCHELASTIC_RUN_ID=nmt-" + group_id,
   };
   std::vector<char*> argv;
   std::string program = "/proc/self/exe";
@@ -109,6 +111,10 @@ int supervise_local_ranks(const DistOptions& options, const RankInfo& first, con
   std::vector<Child> children;
   RankInfo group = first;
   if (group.master_port == 0) group.master_port = find_free_port();
+  // Names this group's keys in the store, so that ranks that reach another group's store (a port
+  // taken by another run) wait for keys that never come and fail within the timeout.
+  const std::string group_id = std::to_string(getpid()) + "-" +
+                               std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
   log().info("starting ranks {}..{} of {} on this machine (rendezvous {}:{})", group.rank,
              group.rank + options.nproc_per_node - 1, group.world_size, group.master_addr, group.master_port);
   for (int local = 0; local < options.nproc_per_node; ++local) {
@@ -117,7 +123,7 @@ int supervise_local_ranks(const DistOptions& options, const RankInfo& first, con
     rank.local_rank = local;
     Child child;
     child.rank = rank.rank;
-    child.pid = start_rank(rank, options, arguments);
+    child.pid = start_rank(rank, options, arguments, group_id);
     child.running = true;
     children.push_back(child);
   }
@@ -125,7 +131,6 @@ int supervise_local_ranks(const DistOptions& options, const RankInfo& first, con
   int result = 0, forwarded = 0;
   bool failed = false;
   auto deadline = std::chrono::steady_clock::time_point::max();
-  bool terminated = false;
   for (;;) {
     if (const int signal = g_forward_signal.exchange(0); signal != 0) {
       forwarded = signal;
@@ -147,9 +152,15 @@ int supervise_local_ranks(const DistOptions& options, const RankInfo& first, con
       if (forwarded != 0 && c.status == 128 + forwarded) {  // stopped as asked, with a checkpoint
         if (result == 0) result = c.status;
       } else if (c.status != 0 && !failed) {
+        // The others learn of it in their next collective, except a rank still waiting for the
+        // group to form: SIGTERM ends that one at once and makes a training one stop at its next
+        // step, where the lost rank fails the collective with an error naming it.
         failed = true;
         result = c.status;
-        log().error("rank {} (pid {}) {}; the other ranks stop within dist.timeout", c.rank, c.pid, describe(status));
+        log().error("rank {} (pid {}) {}; stopping the other ranks", c.rank, c.pid, describe(status));
+        for (const Child& other : children) {
+          if (other.running) kill(other.pid, SIGTERM);
+        }
         deadline = std::chrono::steady_clock::now() +
                    std::chrono::milliseconds(static_cast<std::int64_t>(grace_s * 1000));
       } else if (c.status != 0) {
@@ -161,13 +172,11 @@ int supervise_local_ranks(const DistOptions& options, const RankInfo& first, con
     if (now >= deadline) {
       for (const Child& c : children) {
         if (c.running) {
-          if (!terminated) log().error("rank {} (pid {}) did not stop within {:.0f} s of the failure: killing it",
-                                       c.rank, c.pid, grace_s);
-          kill(c.pid, terminated ? SIGKILL : SIGTERM);
+              log().error("rank {} (pid {}) did not stop within {:.0f} s of the failure: killing it", c.rank, c.pid, grace_s);
+          kill(c.pid, SIGKILL);
         }
       }
-      deadline = now + std::chrono::seconds(10);
-      terminated = true;
+      deadline = std::chrono::steady_clock::time_point::max();
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }

@@ -15,8 +15,9 @@ namespace nmt {
 /// MASTER_PORT); a child dies with SIGTERM when the supervisor dies. SIGINT and SIGTERM are
 /// passed on to every rank (which stop together at a step boundary with one checkpoint).
 ///
-/// When a rank fails, the others are given `grace_s` seconds to end on their own (they notice the
-/// failure in their next collective, at most dist.timeout later) and are then killed. Returns the
+/// When a rank fails, the others get SIGTERM (a rank still joining the group ends at once, a
+/// training one at its next step, where the lost rank fails its collective) and are killed if
+/// still there after `grace_s` seconds. Ranks get TORCHELASTIC_RUN_ID, unique to this group. Returns the
 /// program's exit status: 0 when every rank succeeded, else the first failed rank's status
 /// (128 + signal when a signal ended it). Logs one line per failed rank, naming it.
 int supervise_local_ranks(const DistOptions& options, const RankInfo& first, const std::vector<std::string>& arguments,

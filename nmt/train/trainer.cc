@@ -21,6 +21,7 @@
 #include <functional>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "nmt/core/blas_threads.h"
@@ -136,14 +137,22 @@ std::map<std::int64_t, std::string> step_files(const fs::path& directory) {
 }
 
 // The options every rank of a group must share: all but where and how a rank runs (run-dir,
-// threads, blas-threads and the [dist] section, which differ between machines).
+// threads, blas-threads, the [dist] section) and the data files' paths, which may differ between
+// machines: the training data's content is compared apart, rank 0 sends the subword models and
+// alone reads the dev set.
 std::string comparable_config(const std::string& config_text) {
+  static const std::set<std::string> top_level = {"run-dir", "threads", "blas-threads"};
+  static const std::set<std::string> data_paths = {"train-source", "train-target", "dev-source",
+                                                   "dev-target",   "source-spm",   "target-spm"};
   std::istringstream in(config_text);
   std::string line, section, kept;
   while (std::getline(in, line)) {
     if (!line.empty() && line.front() == '[') section = line.substr(1, line.find(']') - 1);
     const std::string key = line.substr(0, line.find(" ="));
-    if (section == "dist" || (section.empty() && (key == "run-dir" || key == "threads" || key == "blas-threads"))) continue;
+    if (section == "dist" || (section.empty() && top_level.count(key) > 0) ||
+        (section == "data" && data_paths.count(key) > 0)) {
+      continue;
+    }
     kept += line + "\n";
   }
   return kept;
@@ -400,7 +409,7 @@ void Trainer::Impl::check_same_setup() {
   for (int r = 1; r < place.world_size; ++r) {
     if (all[r][0].item<std::int64_t>() != all[0][0].item<std::int64_t>()) {
       throw ConfigError("rank " + std::to_string(r) + "'s options differ from rank 0's: every option but run-dir, " +
-                        "threads, blas-threads and [dist] must be the same on every rank");
+                        "threads, blas-threads, [dist] and the data paths must be the same on every rank");
     }
     if (all[r][1].item<std::int64_t>() != all[0][1].item<std::int64_t>()) {
       throw ConfigError("rank " + std::to_string(r) + "'s training data differ from rank 0's (" +
