@@ -10,7 +10,9 @@
 #endif
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <future>
 #include <memory>
 #include <set>
@@ -41,6 +43,24 @@ auto use_classic_store_server(Options& options, int) -> decltype(options.useLibU
 template <class Options>
 void use_classic_store_server(Options&, long) {}
 
+bool agent_serves_store() {
+  // torchrun's agent already serves a store on MASTER_PORT and says so: rank 0 joins it as a client.
+  const char* flag = std::getenv("TORCHELASTIC_USE_AGENT_STORE");
+  return flag != nullptr && (std::string(flag) == "True" || std::string(flag) == "1");
+}
+
+// Another connection to the group's store, for the heartbeat and the roll call; it does not count
+// as a rank joining.
+c10::intrusive_ptr<c10d::TCPStore> store_client(const RankInfo& place, Milliseconds timeout) {
+  c10d::TCPStoreOptions options;
+  options.port = static_cast<std::uint16_t>(place.master_port);
+  options.isServer = false;
+  options.waitWorkers = false;
+  options.timeout = timeout;
+  use_classic_store_server(options, 0);
+  return c10::make_intrusive<c10d::TCPStore>(place.master_addr, options);
+}
+
 bool is_loopback(const std::string& host) {
   return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
 }
@@ -55,8 +75,46 @@ bool dist_backend_available(DistBackend backend) {
 #endif
 }
 
+// Every rank bumps a counter in the store twice a second from a thread of its own, so that a
+// failed collective can tell which ranks are gone or stopped (their counters stand still) from
+// ranks that are merely busy elsewhere (rank 0 validating).
+class Heartbeat {
+ public:
+  Heartbeat(c10::intrusive_ptr<c10d::Store> store, std::string key) : store_(std::move(store)), key_(std::move(key)) {
+    store_->add(key_, 1);
+    thread_ = std::thread([this] { run(); });
+  }
+  ~Heartbeat() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  void run() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!wake_.wait_for(lock, std::chrono::milliseconds(500), [this] { return stop_; })) {
+      try {
+        store_->add(key_, 1);
+      } catch (const std::exception&) {
+        return;  // the store is gone: so is the group
+      }
+    }
+  }
+  c10::intrusive_ptr<c10d::Store> store_;
+  std::string key_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
 struct Communicator::Impl {
   RankInfo place;
+  std::string key_prefix;  // "nmt/RUN_ID": this group's keys in the store
   c10::Device device{c10::kCPU};  // where collectives' tensors live (CUDA for NCCL)
   Milliseconds timeout{0};
   c10::intrusive_ptr<c10d::Store> store;
@@ -64,6 +122,15 @@ struct Communicator::Impl {
 #ifdef NMT_HAVE_NCCL
   c10::intrusive_ptr<c10d::ProcessGroupNCCL> nccl;
 #endif
+  std::unique_ptr<Heartbeat> heartbeat;
+  ~Impl() { heartbeat.reset(); }  // before the group and the store go
+  // `tensor` where the backend wants it (CUDA for NCCL); copied back by `restore`.
+  at::Tensor on_device(const at::Tensor& tensor) const {
+    return tensor.device() == device ? tensor : tensor.to(device);
+  }
+  static void restore(at::Tensor& tensor, const at::Tensor& moved) {
+    if (!moved.is_same(tensor)) tensor.copy_(moved);
+  }
   // Calls f with whichever process group this run uses.
   template <class F>
   auto with_group(F&& f) {
@@ -97,11 +164,10 @@ Communicator::~Communicator() = default;
 
 std::unique_ptr<Communicator> Communicator::connect(const RankInfo& place, DistBackend backend, c10::Device device,
                                                     double timeout_s) {
-  if (backend == DistBackend::automatic) backend = device.is_cuda() ? DistBackend::nccl : DistBackend::gloo;
-  if (backend == DistBackend::automatic || (backend == DistBackend::nccl && !dist_backend_available(backend))) {
-    if (device.is_cuda()) {
+  if (backend == DistBackend::automatic) {
+    backend = device.is_cuda() && dist_backend_available(DistBackend::nccl) ? DistBackend::nccl : DistBackend::gloo;
+    if (device.is_cuda() && backend == DistBackend::gloo) {
       log().warn("dist.backend auto: this LibTorch has no NCCL; using gloo on {}", device.str());
-      backend = DistBackend::gloo;
     }
   }
   if (!dist_backend_available(backend)) {
@@ -124,7 +190,7 @@ std::unique_ptr<Communicator> Communicator::connect(const RankInfo& place, DistB
 
   c10d::TCPStoreOptions store_options;
   store_options.port = static_cast<std::uint16_t>(place.master_port);
-  store_options.isServer = place.rank == 0;
+  store_options.isServer = place.rank == 0 && !agent_serves_store();
   store_options.numWorkers = static_cast<std::size_t>(place.world_size);
   store_options.waitWorkers = true;
   store_options.timeout = impl.timeout;
@@ -133,8 +199,13 @@ std::unique_ptr<Communicator> Communicator::connect(const RankInfo& place, DistB
     impl.store = c10::make_intrusive<c10d::TCPStore>(place.master_addr, store_options);
   } catch (const std::exception& e) {
     const std::string reason = first_line(e);
-    if (place.rank == 0) {
+    if (store_options.isServer) {
       const bool in_use = reason.find("in use") != std::string::npos || reason.find("listen") != std::string::npos;
+      const bool late = reason.find("imed out") != std::string::npos || reason.find("imeout") != std::string::npos;
+      if (late && !in_use) {
+        throw DistError("rank 0: not every one of the " + std::to_string(place.world_size) + " ranks reached " + master +
+                        " within " + std::to_string(impl.timeout.count() / 1000) + " s: " + reason);
+      }
       throw DistError("rank 0 cannot serve the rendezvous on " + master + (in_use ? " (dist.master-port is in use?)" : "") +
                       ": " + reason);
     }
@@ -145,8 +216,8 @@ std::unique_ptr<Communicator> Communicator::connect(const RankInfo& place, DistB
   // A launcher's run id (torchrun, and nmt's own supervisor, set it) keeps groups apart that reach
   // one store by mistake: they wait for keys that never come and fail within the timeout.
   const char* run_id = std::getenv("TORCHELASTIC_RUN_ID");
-  const std::string prefix = "nmt/" + std::string(run_id != nullptr ? run_id : "") + "/" + comm->backend_name_;
-  auto prefixed = c10::make_intrusive<c10d::PrefixStore>(prefix, impl.store);
+  impl.key_prefix = "nmt/" + std::string(run_id != nullptr ? run_id : "");
+  auto prefixed = c10::make_intrusive<c10d::PrefixStore>(impl.key_prefix + "/" + comm->backend_name_, impl.store);
   try {
     if (backend == DistBackend::gloo) {
       auto options = c10d::ProcessGroupGloo::Options::create(impl.timeout);
@@ -173,6 +244,12 @@ std::unique_ptr<Communicator> Communicator::connect(const RankInfo& place, DistB
     throw DistError("rank " + std::to_string(place.rank) + " could not join the " + comm->backend_name_ + " group at " +
                     master + ": " + first_line(e));
   }
+  try {
+    impl.heartbeat = std::make_unique<Heartbeat>(store_client(place, Milliseconds(3000)),
+                                                 impl.key_prefix + "/beat/" + std::to_string(place.rank));
+  } catch (const std::exception& e) {
+    throw DistError("rank " + std::to_string(place.rank) + " lost the store at " + master + ": " + first_line(e));
+  }
   // One collective before anything else: every rank is connected to every other one.
   comm->barrier("joining the group");
   return comm;
@@ -182,56 +259,50 @@ void Communicator::fail(const std::string& what, const std::string& reason) {
   throw DistError("rank " + std::to_string(rank_) + ": " + what + " failed (" + reason + "); " + roll_call("failure"));
 }
 
-std::string Communicator::roll_call(const std::string& tag) {
-  // Runs apart with a hard deadline: a stopped rank 0 (the store) could block a store call.
-  struct Shared {
-    std::promise<std::string> result;
-  };
-  auto shared = std::make_shared<Shared>();
-  auto answer = shared->result.get_future();
-  auto store = impl_->store;
-  const int rank = rank_, world = world_size_;
-  std::thread([shared, store, rank, world, tag] {
+std::string Communicator::roll_call(const std::string& /*tag*/) {
+  // Compares every rank's heartbeat counter over two seconds, through a connection of its own
+  // with a short timeout, in a thread with a hard deadline (a stopped rank 0 holds the store).
+  auto answer = std::make_shared<std::promise<std::string>>();
+  auto result = answer->get_future();
+  const RankInfo place = impl_->place;
+  const std::string prefix = impl_->key_prefix + "/beat/";
+  std::thread([answer, place, prefix] {
     std::string text;
     try {
-      const std::string prefix = "nmt/roll-call/" + tag + "/";
-      store->set(prefix + std::to_string(rank), std::vector<std::uint8_t>{1});
-      std::set<int> missing;
-      for (int r = 0; r < world; ++r) missing.insert(r);
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
-      while (!missing.empty() && std::chrono::steady_clock::now() < deadline) {
-        for (auto it = missing.begin(); it != missing.end();) {
-          it = store->check({prefix + std::to_string(*it)}) ? missing.erase(it) : std::next(it);
-        }
-        if (!missing.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      auto store = store_client(place, Milliseconds(3000));
+      std::vector<std::int64_t> before(static_cast<std::size_t>(place.world_size));
+      for (int r = 0; r < place.world_size; ++r) before[static_cast<std::size_t>(r)] = store->add(prefix + std::to_string(r), 0);
+      std::this_thread::sleep_for(std::chrono::seconds(2));
+      std::string list;
+      int silent = 0;
+      for (int r = 0; r < place.world_size; ++r) {
+        if (r == place.rank || store->add(prefix + std::to_string(r), 0) != before[static_cast<std::size_t>(r)]) continue;
+        list += (list.empty() ? "" : ", ") + std::to_string(r);
+        ++silent;
       }
-      if (missing.empty()) {
-        text = "every rank still answers";
-      } else {
-        std::string list;
-        for (int r : missing) list += (list.empty() ? "" : ", ") + std::to_string(r);
-        text = (missing.size() == 1 ? "rank " + list + " does" : "ranks " + list + " do") +
-               " not answer (died, stopped or cut off)";
-      }
+      text = silent == 0 ? "every other rank is still alive: one may be stuck, see its log"
+                         : (silent == 1 ? "rank " + list + " does" : "ranks " + list + " do") +
+                               " not answer (died, stopped or cut off)";
     } catch (const std::exception&) {
       text = "rank 0 does not answer (it holds the rendezvous store: died, stopped or cut off)";
     }
-    shared->result.set_value(text);
+    answer->set_value(text);
   }).detach();
-  if (answer.wait_for(std::chrono::seconds(6)) != std::future_status::ready) {
+  if (result.wait_for(std::chrono::seconds(8)) != std::future_status::ready) {
     return "rank 0 does not answer (it holds the rendezvous store: stopped or cut off)";
   }
-  return answer.get();
+  return result.get();
 }
 
 void Communicator::broadcast(std::vector<at::Tensor> tensors, int root, const std::string& what) {
   if (world_size_ == 1) return;
   try {
     for (auto& tensor : tensors) {
-      std::vector<at::Tensor> one{tensor};
+      std::vector<at::Tensor> one{impl_->on_device(tensor)};
       c10d::BroadcastOptions options;
       options.rootRank = root;
       impl_->with_group([&](auto& group) { return group.broadcast(one, options); })->wait();
+      Impl::restore(tensor, one[0]);
     }
   } catch (const DistError&) {
     throw;
@@ -241,21 +312,25 @@ void Communicator::broadcast(std::vector<at::Tensor> tensors, int root, const st
 }
 
 void Communicator::all_reduce_sum(at::Tensor tensor, const std::string& what) {
-  start_all_reduce_sum({std::move(tensor)}, what).finish();
+  at::Tensor moved = impl_->on_device(tensor);
+  start_all_reduce_sum({moved}, what).finish();
+  Impl::restore(tensor, moved);
 }
 
 void Communicator::all_reduce_max(at::Tensor tensor, const std::string& what) {
   if (world_size_ == 1) return;
   try {
-    std::vector<at::Tensor> one{std::move(tensor)};
+    std::vector<at::Tensor> one{impl_->on_device(tensor)};
     c10d::AllreduceOptions options;
     options.reduceOp = c10d::ReduceOp::MAX;
     impl_->with_group([&](auto& group) { return group.allreduce(one, options); })->wait();
+    Impl::restore(tensor, one[0]);
   } catch (const std::exception& e) {
     fail(what, first_line(e));
   }
 }
 
+// The tensors must be on the backend's device (CUDA for NCCL): GradientSync's buckets are.
 Communicator::PendingSum Communicator::start_all_reduce_sum(std::vector<at::Tensor> tensors, const std::string& what) {
   auto pending = std::make_unique<PendingSum::Impl>();
   pending->owner = this;
@@ -274,8 +349,8 @@ Communicator::PendingSum Communicator::start_all_reduce_sum(std::vector<at::Tens
 }
 
 at::Tensor Communicator::all_gather(const at::Tensor& tensor, const std::string& what) {
-  const at::Tensor input = tensor.contiguous();
-  if (world_size_ == 1) return input.unsqueeze(0).clone();
+  const at::Tensor input = impl_->on_device(tensor.contiguous());
+  if (world_size_ == 1) return input.unsqueeze(0).clone().to(tensor.device());
   std::vector<at::Tensor> outputs;
   for (int r = 0; r < world_size_; ++r) outputs.push_back(at::empty_like(input));
   try {
@@ -286,7 +361,7 @@ at::Tensor Communicator::all_gather(const at::Tensor& tensor, const std::string&
   } catch (const std::exception& e) {
     fail(what, first_line(e));
   }
-  return at::stack(outputs);
+  return at::stack(outputs).to(tensor.device());
 }
 
 std::string Communicator::broadcast_bytes(const std::string& bytes, int root, const std::string& what) {

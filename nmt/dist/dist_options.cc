@@ -37,6 +37,17 @@ int parse_int(const char* text, const char* variable, long low, long high) {
   return static_cast<int>(value);
 }
 
+// sbatch sets SLURM_PROCID and SLURM_NTASKS in the batch script itself, where nmt-train runs
+// alone; they name a rank only inside a step that srun started (SLURM_STEP_ID a step number; the
+// batch and extern steps have ids from 0xFFFFFFF0 up).
+bool in_srun_step(const Environment& environment) {
+  const char* step = environment("SLURM_STEP_ID");
+  if (step == nullptr || *step == '\0') return false;
+  char* end = nullptr;
+  const unsigned long long id = std::strtoull(step, &end, 10);
+  return *end == '\0' && id < 0xFFFFFFF0ull;
+}
+
 void require(bool ok, const std::string& key, const std::string& rule, const std::string& value) {
   if (!ok) throw ConfigError(key + " must be " + rule + ", got " + value);
 }
@@ -107,6 +118,7 @@ LaunchPlan plan_launch(const DistOptions& options, const Environment& environmen
     const char* rank = environment(set.rank);
     const char* size = environment(set.size);
     if (rank == nullptr && size == nullptr) continue;
+    if (std::string(set.rank) == "SLURM_PROCID" && !in_srun_step(environment)) continue;
     if (rank == nullptr || size == nullptr) {
       throw ConfigError(std::string("environment variable ") + (rank ? set.size : set.rank) + " is not set but " +
                         (rank ? set.rank : set.size) + " is: set both, or neither");

@@ -3,7 +3,7 @@
 //
 // A process learns its place in a group from its options or from the variables launchers set:
 //   torchrun:           RANK, WORLD_SIZE, LOCAL_RANK (+ MASTER_ADDR, MASTER_PORT)
-//   Slurm (srun):       SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID
+//   Slurm (srun):       SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID (only in an srun step: SLURM_STEP_ID)
 //   Open MPI (mpirun):  OMPI_COMM_WORLD_RANK, OMPI_COMM_WORLD_SIZE, OMPI_COMM_WORLD_LOCAL_RANK
 //   MPICH / Hydra:      PMI_RANK, PMI_SIZE (local rank: MPI_LOCALRANKID)
 // in that order of precedence; MASTER_ADDR and MASTER_PORT give the rendezvous point unless the

@@ -14,6 +14,8 @@
 #include <thread>
 
 #include "nmt/core/error.h"
+
+extern char** environ;
 #include "nmt/core/log.h"
 
 namespace nmt {
@@ -57,12 +59,29 @@ pid_t start_rank(const RankInfo& rank, const DistOptions& options, const std::ve
       "MASTER_PORT=" + std::to_string(rank.master_port),
       "TORCHELASTIC_RUN_ID=nmt-" + group_id,
   };
+  // Everything the child needs is built before fork: after it, only async-signal-safe calls.
   std::vector<char*> argv;
   std::string program = "/proc/self/exe";
-  argv.push_back(program.data());
+  // argv[0]: the program's real path, so that ps and top show nmt-train, not /proc/self/exe.
+  char target[4096];
+  const ssize_t length = readlink(program.c_str(), target, sizeof target - 1);
+  std::string shown = length > 0 ? std::string(target, static_cast<std::size_t>(length)) : program;
+  argv.push_back(shown.data());
   std::vector<std::string> copies = arguments;
   for (auto& a : copies) argv.push_back(a.data());
   argv.push_back(nullptr);
+  std::vector<std::string> environment;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    const std::string name = entry.substr(0, entry.find('='));
+    bool replaced = false;
+    for (const auto& v : variables) replaced = replaced || v.compare(0, name.size() + 1, name + "=") == 0;
+    if (!replaced) environment.push_back(entry);
+  }
+  environment.insert(environment.end(), variables.begin(), variables.end());
+  std::vector<char*> envp;
+  for (auto& e : environment) envp.push_back(e.data());
+  envp.push_back(nullptr);
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) throw Error(std::string("cannot start rank ") + std::to_string(rank.rank) + ": fork: " + std::strerror(errno));
@@ -72,8 +91,7 @@ pid_t start_rank(const RankInfo& rank, const DistOptions& options, const std::ve
     if (getppid() != parent) _exit(143);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
-    for (auto& v : variables) putenv(v.data());
-    execv(program.c_str(), argv.data());
+    execve(program.c_str(), argv.data(), envp.data());
     _exit(127);
   }
   return pid;
@@ -123,17 +141,28 @@ int supervise_local_ranks(const DistOptions& options, const RankInfo& first, con
     rank.local_rank = local;
     Child child;
     child.rank = rank.rank;
-    child.pid = start_rank(rank, options, arguments, group_id);
+    try {
+      child.pid = start_rank(rank, options, arguments, group_id);
+    } catch (...) {  // the ranks already started would wait for this one until the timeout
+      for (const Child& c : children) {
+        kill(c.pid, SIGKILL);
+        waitpid(c.pid, nullptr, 0);
+      }
+      sigaction(SIGINT, &old_int, nullptr);
+      sigaction(SIGTERM, &old_term, nullptr);
+      throw;
+    }
     child.running = true;
     children.push_back(child);
   }
 
-  int result = 0, forwarded = 0;
+  int result = 0;
+  bool forwarded[NSIG] = {};
   bool failed = false;
   auto deadline = std::chrono::steady_clock::time_point::max();
   for (;;) {
     if (const int signal = g_forward_signal.exchange(0); signal != 0) {
-      forwarded = signal;
+      forwarded[signal] = true;
       for (const Child& c : children) {
         if (c.running) kill(c.pid, signal);
       }
@@ -143,13 +172,14 @@ int supervise_local_ranks(const DistOptions& options, const RankInfo& first, con
       if (!c.running) continue;
       int status = 0;
       const pid_t done = waitpid(c.pid, &status, WNOHANG);
-      if (done == 0) {
+      if (done == 0 || (done < 0 && errno == EINTR)) {
         ++running;
         continue;
       }
       c.running = false;
-      c.status = shell_status(status);
-      if (forwarded != 0 && c.status == 128 + forwarded) {  // stopped as asked, with a checkpoint
+      c.status = done < 0 ? 1 : shell_status(status);  // ECHILD: someone else reaped it
+      const bool asked = c.status > 128 && c.status - 128 < NSIG && forwarded[c.status - 128];
+      if (asked) {  // stopped as asked, with a checkpoint
         if (result == 0) result = c.status;
       } else if (c.status != 0 && !failed) {
         // The others learn of it in their next collective, except a rank still waiting for the

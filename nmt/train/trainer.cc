@@ -215,6 +215,7 @@ struct Trainer::Impl {
   std::unique_ptr<GradientSync> gradient_sync;
   std::chrono::steady_clock::time_point clock_start;
   double elapsed_before = 0;
+  double sync_seconds = 0;                 // since the last progress line: summing over ranks, waits included
 
   bool lead() const { return place.rank == 0; }  // rank 0 validates and writes the run directory
   double elapsed() const {
@@ -401,7 +402,8 @@ void Trainer::Impl::share_tokenizers() {
 // gradients: compare digests once, before the first step.
 void Trainer::Impl::check_same_setup() {
   if (!comm) return;
-  const std::int64_t config_digest = digest64(comparable_config(config_text));
+  const std::int64_t config_digest =
+      digest64(comparable_config(config_text) + (config.resume ? "resume = true\n" : "resume = false\n"));
   const auto data_digest = static_cast<std::int64_t>(corpus->fingerprint() & 0x7FFFFFFFFFFFFFFFull);
   const at::Tensor all = comm->all_gather(at::tensor({config_digest, data_digest, static_cast<std::int64_t>(corpus->size())},
                                                      at::kLong),
@@ -523,6 +525,13 @@ void Trainer::Impl::resume() {
       } else {
         at::manual_seed(rank_seed(config.seed ^ static_cast<std::uint64_t>(state.step), place.rank));
       }
+      // The training state holds rank 0's CUDA generators only (gathering CUDA states is not yet
+      // done): another rank on CUDA draws afresh rather than replay rank 0's stream.
+      if (device.is_cuda()) {
+        at::Generator cuda = at::globalContext().defaultGenerator(device);
+        std::lock_guard<std::mutex> lock(cuda.mutex());
+        cuda.set_current_seed(rank_seed(config.seed ^ static_cast<std::uint64_t>(state.step), place.rank));
+      }
     }
     if (saved_ranks != place.world_size && lead()) {
       log().warn("{} was written by a run of {} rank(s) and continues with {}: a step now takes {} x {} batches "
@@ -601,22 +610,36 @@ StepOutcome Trainer::Impl::train_step(double& loss_sum, double& nll_sum, std::in
   StepOutcome outcome;
   outcome.signal = g_signal.load();
   outcome.elapsed = elapsed();
-  if (comm) {
+  const double max_norm = config.train.clip_norm > 0 ? config.train.clip_norm : INFINITY;
+  if (!comm) {
+    outcome.norm = torch::nn::utils::clip_grad_norm_(model->parameters(), max_norm);
+  } else {
+    const auto sync_start = std::chrono::steady_clock::now();
     gradient_sync->all_reduce(*comm);
-    // One small sum carries what the ranks must agree on: the loss, whether any rank was asked
-    // to stop, and rank 0's clock (train.max-minutes).
+    // One small sum carries what the ranks must agree on: the loss, whether any rank was asked to
+    // stop, and rank 0's clock (train.max-minutes) and gradient norm. Ranks with other thread
+    // counts or CPUs could sum the norm in another order; one clip factor keeps them identical.
+    const double norm = torch::nn::utils::clip_grad_norm_(model->parameters(), INFINITY);  // measures only
     const int signal = outcome.signal;
     at::Tensor shared = at::tensor({step_loss, step_nll, lead() ? outcome.elapsed : 0.0, signal == SIGINT ? 1.0 : 0.0,
-                                    signal == SIGTERM ? 1.0 : 0.0},
+                                    signal == SIGTERM ? 1.0 : 0.0, lead() ? norm : 0.0},
                                    at::kDouble);
     comm->all_reduce_sum(shared, "summing the step's loss");
     step_loss = shared[0].item<double>();
     step_nll = shared[1].item<double>();
     outcome.elapsed = shared[2].item<double>();
     outcome.signal = shared[3].item<double>() > 0 ? SIGINT : shared[4].item<double>() > 0 ? SIGTERM : 0;
+    outcome.norm = shared[5].item<double>();
+    sync_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - sync_start).count();
+    // torch::nn::utils::clip_grad_norm_'s rule, with the group's norm.
+    const double clip = max_norm / (outcome.norm + 1e-6);
+    if (std::isfinite(outcome.norm) && clip < 1) {
+      torch::NoGradGuard no_grad;
+      for (auto& p : model->parameters()) {
+        if (p.grad().defined()) p.mutable_grad().mul_(clip);
+      }
+    }
   }
-  const double max_norm = config.train.clip_norm > 0 ? config.train.clip_norm : INFINITY;
-  outcome.norm = torch::nn::utils::clip_grad_norm_(model->parameters(), max_norm);
   outcome.finite = std::isfinite(step_loss) && std::isfinite(outcome.norm);
   if (!outcome.finite) {
     optimizer->zero_grad();
@@ -698,17 +721,17 @@ void Trainer::Impl::validate(TrainResult& result, bool& stop) {
   schedule->on_validation(better);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (lead()) {
-  log().info("validation at step {}: loss {:.4f} | ppl {:.2f} | {} | {}{:.0f} s", state.step, v.loss, v.perplexity,
+    log().info("validation at step {}: loss {:.4f} | ppl {:.2f} | {} | {}{:.0f} s", state.step, v.loss, v.perplexity,
                v.bleu_text, better ? "new best | " : "", seconds);
-  for (std::size_t i = 0; i < v.hypotheses.size(); ++i) {
-    log().info("  example {}: source     {}", i + 1, v.sources[i]);
-    log().info("  example {}: reference  {}", i + 1, v.references[i]);
-    log().info("  example {}: hypothesis {}", i + 1, v.hypotheses[i]);
-  }
-  metrics->write(nlohmann::json{{"event", "valid"}, {"step", state.step}, {"epoch", state.position.epoch + 1},
-                                {"target_tokens", state.target_tokens}, {"loss", v.loss}, {"ppl", v.perplexity},
-                                {"bleu", v.bleu}, {"best", better}, {"seconds", seconds}}
-                     .dump());
+    for (std::size_t i = 0; i < v.hypotheses.size(); ++i) {
+      log().info("  example {}: source     {}", i + 1, v.sources[i]);
+      log().info("  example {}: reference  {}", i + 1, v.references[i]);
+      log().info("  example {}: hypothesis {}", i + 1, v.hypotheses[i]);
+    }
+    metrics->write(nlohmann::json{{"event", "valid"}, {"step", state.step}, {"epoch", state.position.epoch + 1},
+                                  {"target_tokens", state.target_tokens}, {"loss", v.loss}, {"ppl", v.perplexity},
+                                  {"bleu", v.bleu}, {"best", better}, {"seconds", seconds}}
+                       .dump());
   }
   result.best_metric = state.best_metric;
   save(better);
@@ -769,17 +792,19 @@ TrainResult Trainer::Impl::loop() {
                    state.step, state.position.epoch + 1, loss_sum / static_cast<double>(tokens), ppl,
                    schedule->rate(state.step), norm_sum / static_cast<double>(steps_in_interval),
                    static_cast<double>(tokens) / seconds, format_duration(now), eta < 0 ? "-" : format_duration(eta));
-      metrics->write(nlohmann::json{{"event", "train"}, {"step", state.step}, {"epoch", state.position.epoch + 1},
-                                    {"target_tokens", state.target_tokens}, {"loss", loss_sum / static_cast<double>(tokens)}, {"ppl", ppl},
-                                    {"lr", schedule->rate(state.step)},
-                                    {"grad_norm", norm_sum / static_cast<double>(steps_in_interval)},
-                                    {"tokens_per_s", static_cast<double>(tokens) / seconds}, {"elapsed_s", now}}
-                         .dump());
+      nlohmann::json event{{"event", "train"}, {"step", state.step}, {"epoch", state.position.epoch + 1},
+                           {"target_tokens", state.target_tokens}, {"loss", loss_sum / static_cast<double>(tokens)},
+                           {"ppl", ppl}, {"lr", schedule->rate(state.step)},
+                           {"grad_norm", norm_sum / static_cast<double>(steps_in_interval)},
+                           {"tokens_per_s", static_cast<double>(tokens) / seconds}, {"elapsed_s", now}};
+      if (comm) event["sync_s"] = sync_seconds;  // rank 0's time in the gradient sum, waits for other ranks included
+      metrics->write(event.dump());
     }
     state.elapsed_seconds = now;
     const bool at_max_steps = config.train.max_steps > 0 && state.step >= config.train.max_steps;
     const bool at_max_time = config.train.max_minutes > 0 && now >= config.train.max_minutes * 60;
     if (state.step % config.train.log_every == 0) {
+      sync_seconds = 0;
       loss_sum = nll_sum = norm_sum = 0;
       tokens = steps_in_interval = 0;
       interval_start = now;

@@ -147,32 +147,38 @@ TEST(Communicator, NcclWithoutCudaOrWithoutNcclIsRefused) {
                     DistError, "dist.backend nccl");
 }
 
-// A rank that stops taking part (hung, or gone): the other's next collective ends within the
-// timeout with an error that names it.
-TEST(Communicator, ARankThatStopsAnsweringIsNamed) {
-  std::promise<void> rank0_done;
-  auto done = rank0_done.get_future().share();
-  in_group(
-      2,
-      [done, &rank0_done](int rank, Communicator& comm) {
-        if (rank == 1) {  // hangs: holds its connections, joins nothing, until rank 0 has its error
-          done.wait();
-          return;
-        }
-        const auto start = Clock::now();
-        try {
-          comm.all_reduce_sum(at::ones({4}), "summing gradients");
-          ADD_FAILURE() << "the all-reduce returned without rank 1";
-        } catch (const DistError& e) {
-          const std::string message = e.what();
-          EXPECT_NE(message.find("rank 0: summing gradients failed"), std::string::npos) << message;
-          EXPECT_NE(message.find("rank 1 does not answer"), std::string::npos) << message;
-          EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-        }
-        EXPECT_LT(Clock::now() - start, std::chrono::seconds(12));  // 2 s timeout + a 3 s roll call
-        rank0_done.set_value();
-      },
-      /*timeout_s=*/2);
+// A rank that is gone (its process group and heartbeat closed): the other's next collective ends
+// within the timeout with one line naming it. A rank whose process lives on but does not take
+// part (stuck) is told apart: its heartbeat still beats.
+TEST(Communicator, ARankThatIsGoneIsNamedAndAStuckOneIsToldApart) {
+  for (const bool gone : {true, false}) {
+    std::promise<void> rank0_done;
+    auto done = rank0_done.get_future().share();
+    in_group(
+        2,
+        [done, gone, &rank0_done](int rank, Communicator& comm) {
+          if (rank == 1) {
+            if (!gone) done.wait();  // holds its connections and beats, joins nothing
+            return;                  // gone: the communicator closes as the thread returns
+          }
+          if (gone) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+          const auto start = Clock::now();
+          try {
+            comm.all_reduce_sum(at::ones({4}), "summing gradients");
+            ADD_FAILURE() << "the all-reduce returned without rank 1";
+          } catch (const DistError& e) {
+            const std::string message = e.what();
+            EXPECT_NE(message.find("rank 0: summing gradients failed"), std::string::npos) << message;
+            EXPECT_NE(message.find(gone ? "rank 1 does not answer" : "every other rank is still alive: one may be stuck"),
+                      std::string::npos)
+                << message;
+            EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+          }
+          EXPECT_LT(Clock::now() - start, std::chrono::seconds(10));  // 2 s timeout + a 2 s roll call
+          rank0_done.set_value();
+        },
+        /*timeout_s=*/2);
+  }
 }
 
 }  // namespace

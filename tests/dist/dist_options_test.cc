@@ -41,9 +41,15 @@ TEST(PlanLaunch, TorchrunVariablesMakeARank) {
 }
 
 TEST(PlanLaunch, SlurmOpenMpiAndMpichVariablesAreReadInThatOrder) {
-  EXPECT_EQ(plan_launch(DistOptions{}, fake({{"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "2"}, {"SLURM_LOCALID", "1"}}))
+  EXPECT_EQ(plan_launch(DistOptions{}, fake({{"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "2"}, {"SLURM_LOCALID", "1"},
+                                             {"SLURM_STEP_ID", "0"}}))
                 .rank.source,
             "Slurm variables");
+  // An sbatch script's own process (no step, or the batch step) trains alone.
+  EXPECT_FALSE(plan_launch(DistOptions{}, fake({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "4"}})).rank.distributed());
+  EXPECT_FALSE(plan_launch(DistOptions{}, fake({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "4"},
+                                                {"SLURM_STEP_ID", "4294967294"}}))
+                   .rank.distributed());
   const LaunchPlan mpi = plan_launch(DistOptions{}, fake({{"OMPI_COMM_WORLD_RANK", "2"}, {"OMPI_COMM_WORLD_SIZE", "3"}}));
   EXPECT_EQ(mpi.rank.rank, 2);
   EXPECT_EQ(mpi.rank.local_rank, 0);  // without a local rank: rank modulo nproc-per-node (1)
@@ -51,7 +57,8 @@ TEST(PlanLaunch, SlurmOpenMpiAndMpichVariablesAreReadInThatOrder) {
   EXPECT_EQ(plan_launch(DistOptions{}, fake({{"PMI_RANK", "0"}, {"PMI_SIZE", "2"}})).rank.source, "MPICH variables");
   // torchrun's variables win over Slurm's (torchrun inside an allocation).
   const LaunchPlan both = plan_launch(
-      DistOptions{}, fake({{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "8"}}));
+      DistOptions{}, fake({{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "8"},
+                           {"SLURM_STEP_ID", "3"}}));
   EXPECT_EQ(both.rank.world_size, 2);
   EXPECT_EQ(both.rank.rank, 1);
 }
