@@ -60,13 +60,13 @@ pid_t start_rank(const RankInfo& rank, const DistOptions& options, const std::ve
       "TORCHELASTIC_RUN_ID=nmt-" + group_id,
   };
   // Everything the child needs is built before fork: after it, only async-signal-safe calls.
+  // This very program, by its real path (so that ps and top show nmt-train), else /proc/self/exe.
   std::vector<char*> argv;
-  std::string program = "/proc/self/exe";
-  // argv[0]: the program's real path, so that ps and top show nmt-train, not /proc/self/exe.
   char target[4096];
-  const ssize_t length = readlink(program.c_str(), target, sizeof target - 1);
-  std::string shown = length > 0 ? std::string(target, static_cast<std::size_t>(length)) : program;
-  argv.push_back(shown.data());
+  const ssize_t length = readlink("/proc/self/exe", target, sizeof target - 1);
+  std::string program = length > 0 ? std::string(target, static_cast<std::size_t>(length)) : "/proc/self/exe";
+  if (access(program.c_str(), X_OK) != 0) program = "/proc/self/exe";  // replaced or removed since it started
+  argv.push_back(program.data());
   std::vector<std::string> copies = arguments;
   for (auto& a : copies) argv.push_back(a.data());
   argv.push_back(nullptr);
