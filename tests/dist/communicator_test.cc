@@ -11,6 +11,8 @@
 #include <future>
 #include <thread>
 
+#include <torch/cuda.h>
+
 #include "nmt/dist/gradient_sync.h"
 #include "tests/test_util.h"
 
@@ -57,12 +59,15 @@ RankInfo place(int rank, int world, int port) {
 }
 
 // Runs body(rank, communicator) on `world` threads joined into one group; rethrows the first failure.
-void in_group(int world, const std::function<void(int, Communicator&)>& body, double timeout_s = 20) {
+// `device(rank)` is the rank's training device (it picks the backend for DistBackend::automatic).
+void in_group(int world, const std::function<void(int, Communicator&)>& body, double timeout_s = 20,
+              DistBackend backend = DistBackend::automatic,
+              const std::function<c10::Device(int)>& device = [](int) { return c10::Device(c10::kCPU); }) {
   const int port = free_port();
   std::vector<std::future<void>> ranks;
   for (int r = 0; r < world; ++r) {
     ranks.push_back(std::async(std::launch::async, [=, &body] {
-      auto comm = Communicator::connect(place(r, world, port), DistBackend::automatic, c10::Device(c10::kCPU), timeout_s);
+      auto comm = Communicator::connect(place(r, world, port), backend, device(r), timeout_s);
       body(r, *comm);
     }));
   }
@@ -124,6 +129,40 @@ TEST(GradientSync, EveryGradientBecomesItsSumOverRanksInAnyNumberOfBuckets) {
       }
     });
   }
+}
+
+// The same collectives with CUDA tensors: Gloo on one GPU (two ranks may share it), NCCL with
+// one GPU per rank. They build everywhere and skip without the hardware (CI has no GPU).
+void sums_cuda_tensors(DistBackend backend, const std::function<c10::Device(int)>& device) {
+  in_group(
+      2,
+      [&](int rank, Communicator& comm) {
+        const c10::Device here = device(rank);
+        at::Tensor t = at::full({5}, static_cast<float>(rank + 1), at::TensorOptions().device(here));
+        comm.all_reduce_sum(t, "cuda sum");
+        EXPECT_EQ(t.device(), here);
+        EXPECT_TRUE(at::equal(t.cpu(), at::full({5}, 3.0f)));
+        std::vector<at::Tensor> params = {at::zeros({3}, at::TensorOptions().device(here)).requires_grad_()};
+        params[0].mutable_grad() = at::full({3}, static_cast<float>(rank), at::TensorOptions().device(here));
+        GradientSync sync(params);
+        sync.all_reduce(comm);
+        EXPECT_TRUE(at::equal(params[0].grad().cpu(), at::full({3}, 1.0f)));
+        const at::Tensor all = comm.all_gather(at::tensor({static_cast<std::int64_t>(rank)}, at::kLong), "gather");
+        EXPECT_EQ(all[1][0].item<std::int64_t>(), 1);
+        EXPECT_EQ(comm.broadcast_bytes(rank == 0 ? "abc" : "", 0, "bytes"), "abc");
+      },
+      20, backend, device);
+}
+
+TEST(Communicator, GlooSumsCudaTensors) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  sums_cuda_tensors(DistBackend::gloo, [](int) { return c10::Device(c10::kCUDA, 0); });
+}
+
+TEST(Communicator, NcclSumsAcrossTwoGpus) {
+  if (!dist_backend_available(DistBackend::nccl)) GTEST_SKIP() << "this LibTorch has no NCCL";
+  if (!torch::cuda::is_available() || torch::cuda::device_count() < 2) GTEST_SKIP() << "fewer than 2 CUDA devices";
+  sums_cuda_tensors(DistBackend::nccl, [](int rank) { return c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(rank)); });
 }
 
 TEST(Communicator, APortInUseIsOneLineNamingIt) {

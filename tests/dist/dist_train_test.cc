@@ -18,6 +18,8 @@
 #include <map>
 #include <thread>
 
+#include <torch/cuda.h>
+
 #include "nmt/model/checkpoint.h"
 #include "tests/test_util.h"
 
@@ -239,6 +241,23 @@ TEST_F(DistTrain, TwoRanksTakeTheStepsOfOneProcessAccumulatingTwoBatches) {
     EXPECT_NEAR(single[i]["loss"].get<double>(), ranks[i]["loss"].get<double>(), 1e-5) << "step " << i + 1;
   }
   EXPECT_GT(ranks.back()["target_tokens"].get<std::int64_t>(), 20 * 2 * 100);
+}
+
+// On CUDA (skipped without a GPU; CI has none): two ranks sharing GPU 0 through Gloo, or one GPU
+// each through NCCL where there are two, take the steps of one process accumulating two batches.
+TEST_F(DistTrain, TwoRanksOnCudaTakeTheStepsOfOneProcessAccumulatingTwoBatches) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  const std::string backend = torch::cuda::device_count() >= 2 ? "auto" : "gloo";
+  const std::vector<std::string> common = {"--device", "cuda", "--model.dropout", "0", "--train.max-steps", "10"};
+  auto with = [&](std::vector<std::string> extra) {
+    extra.insert(extra.begin(), common.begin(), common.end());
+    return extra;
+  };
+  run_to_end("cuda-one", with({"--train.accumulate", "2"}));
+  const std::string log = run_to_end("cuda-two", with({"--dist.nproc-per-node", "2", "--dist.backend", backend}));
+  EXPECT_LT(max_difference(path("cuda-one/checkpoints/step-00000010.pt"), path("cuda-two/checkpoints/step-00000010.pt")),
+            1e-4)
+      << log;
 }
 
 // Stopped at step 10 and resumed with the same number of ranks, a run ends with exactly the
