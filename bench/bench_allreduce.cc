@@ -5,8 +5,6 @@
 // Usage: bench_allreduce [RANKS] [REPEATS]   (default 2 and 30). Results in docs/benchmarks.md.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,21 +17,11 @@
 #include "nmt/core/blas_threads.h"
 #include "nmt/dist/communicator.h"
 #include "nmt/dist/gradient_sync.h"
+#include "nmt/dist/local_launcher.h"
 #include "nmt/model/seq2seq.h"
 
 namespace {
 
-int free_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t size = sizeof address;
-  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size);
-  close(fd);
-  return ntohs(address.sin_port);
-}
 
 int run_rank(int rank, int world, int port, int repeats) {
   at::set_num_threads(1);
@@ -75,7 +63,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: bench_allreduce [RANKS >= 2] [REPEATS >= 1]\n");
     return 2;
   }
-  const int port = free_port();
+  const int port = nmt::find_free_port();
   std::vector<pid_t> children;
   for (int rank = 1; rank < world; ++rank) {  // before any LibTorch thread exists
     const pid_t pid = fork();

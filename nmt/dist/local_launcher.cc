@@ -97,8 +97,8 @@ pid_t start_rank(const RankInfo& rank, const DistOptions& options, const std::ve
   return pid;
 }
 
-// A port nobody listens on now (the kernel's choice for port 0). Rank 0 binds it moments later;
-// another program could take it in between, which rank 0 then reports as a port in use.
+}  // namespace
+
 int find_free_port() {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) throw Error(std::string("cannot find a free port: socket: ") + std::strerror(errno));
@@ -114,8 +114,6 @@ int find_free_port() {
   if (!ok) throw Error(std::string("cannot find a free port: ") + std::strerror(saved));
   return ntohs(address.sin_port);
 }
-
-}  // namespace
 
 int supervise_local_ranks(const DistOptions& options, const RankInfo& first, const std::vector<std::string>& arguments,
                           double grace_s) {

@@ -20,6 +20,10 @@ namespace nmt {
 /// still there after `grace_s` seconds. Ranks get TORCHELASTIC_RUN_ID, unique to this group. Returns the
 /// program's exit status: 0 when every rank succeeded, else the first failed rank's status
 /// (128 + signal when a signal ended it). Logs one line per failed rank, naming it.
+/// A loopback port nobody listens on now (the kernel's pick for port 0). Another program may take
+/// it before it is used: rank 0 then reports a port in use. Throws Error when there is none.
+int find_free_port();
+
 int supervise_local_ranks(const DistOptions& options, const RankInfo& first, const std::vector<std::string>& arguments,
                           double grace_s);
 

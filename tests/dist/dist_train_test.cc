@@ -4,8 +4,6 @@
 #include <nlohmann/json.hpp>
 
 #include <fcntl.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -20,6 +18,7 @@
 
 #include <torch/cuda.h>
 
+#include "nmt/dist/local_launcher.h"
 #include "nmt/model/checkpoint.h"
 #include "tests/test_util.h"
 
@@ -106,19 +105,6 @@ std::vector<pid_t> children_of(pid_t parent) {
   pid_t pid = 0;
   while (in >> pid) pids.push_back(pid);
   return pids;
-}
-
-// A port nobody listens on (the kernel's pick): the test must know the port of the group it starts.
-int free_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t size = sizeof address;
-  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size);
-  close(fd);
-  return ntohs(address.sin_port);
 }
 
 class DistTrain : public ::testing::Test {
@@ -309,7 +295,7 @@ TEST_F(DistTrain, SigtermToOneRankStopsTheGroupWithOneCheckpoint) {
 // kill -9 of rank 1 (started as torchrun would): rank 0 ends with an error naming it, within
 // dist.timeout; under the supervisor, it names the rank and the signal.
 TEST_F(DistTrain, KilledRankEndsTheOthersWithAnErrorNamingIt) {
-  const int port = free_port();
+  const int port = find_free_port();
   const auto extra = std::vector<std::string>{"--train.max-steps", "100000", "--checkpoint.every", "100000",
                                               "--dist.timeout", "5"};
   TrainProcess rank0(options("killed", extra), rank_variables(0, port), path("killed.0.log"));
@@ -337,7 +323,7 @@ TEST_F(DistTrain, KilledRankEndsTheOthersWithAnErrorNamingIt) {
 
 // A rank that hangs (SIGSTOP): the other ends within the timeout, naming it.
 TEST_F(DistTrain, HungRankIsNamedWithinTheTimeout) {
-  const int port = free_port();
+  const int port = find_free_port();
   const auto extra = std::vector<std::string>{"--train.max-steps", "100000", "--checkpoint.every", "100000",
                                               "--dist.timeout", "3"};
   TrainProcess rank0(options("hung", extra), rank_variables(0, port), path("hung.0.log"));
@@ -357,7 +343,7 @@ TEST_F(DistTrain, MismatchedOptionsOrDataAcrossRanksAreRefused) {
        std::vector<std::pair<std::string, std::vector<std::string>>>{
            {"options", {"--model.dropout", "0.1"}},
            {"data", {"--data.train-source", path("short.es"), "--data.train-target", path("short.en")}}}) {
-    const int port = free_port();
+    const int port = find_free_port();
     TrainProcess rank0(options("mismatch-" + name, {"--train.max-steps", "5"}), rank_variables(0, port),
               path("mismatch-" + name + ".0.log"));
     auto extra = different;
@@ -372,7 +358,7 @@ TEST_F(DistTrain, MismatchedOptionsOrDataAcrossRanksAreRefused) {
     EXPECT_FALSE(fs::exists(path("mismatch-" + name + "/checkpoints/latest")));
   }
   // Where a rank runs may differ: run directory, threads.
-  const int port = free_port();
+  const int port = find_free_port();
   TrainProcess rank0(options("same-a", {"--train.max-steps", "2"}), rank_variables(0, port), path("same-a.log"));
   TrainProcess rank1(options("same-b", {"--train.max-steps", "2", "--threads", "2"}), rank_variables(1, port), path("same-b.log"));
   EXPECT_EQ(rank0.wait(), 0) << rank0.log();
@@ -382,7 +368,7 @@ TEST_F(DistTrain, MismatchedOptionsOrDataAcrossRanksAreRefused) {
 
 TEST_F(DistTrain, AGroupThatCannotFormIsOneLineError) {
   // A port in use (by another program) for rank 0's rendezvous.
-  const int busy_port = free_port();
+  const int busy_port = find_free_port();
   TrainProcess holder(options("holder", {"--train.max-steps", "100000", "--checkpoint.every", "100000", "--dist.nproc-per-node",
                                 "2", "--dist.master-port", std::to_string(busy_port)}),
              {}, path("holder.log"));
@@ -400,7 +386,7 @@ TEST_F(DistTrain, AGroupThatCannotFormIsOneLineError) {
   // An unknown master host: rank 1 cannot reach it, within the timeout.
   const auto start = Clock::now();
   log = run_to_end("nomaster", {"--train.max-steps", "5", "--dist.timeout", "3"}, 1,
-                   rank_variables(1, free_port(), "no-such-host.invalid"));
+                   rank_variables(1, find_free_port(), "no-such-host.invalid"));
   EXPECT_NE(log.find("rank 1 cannot reach the master no-such-host.invalid:"), std::string::npos) << log;
   EXPECT_LT(Clock::now() - start, std::chrono::seconds(30));
 
