@@ -5,6 +5,7 @@
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <torch/cuda.h>
 #ifdef NMT_HAVE_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
@@ -164,11 +165,23 @@ Communicator::~Communicator() = default;
 
 std::unique_ptr<Communicator> Communicator::connect(const RankInfo& place, DistBackend backend, c10::Device device,
                                                     double timeout_s) {
+  // NCCL needs a GPU of its own per rank; ranks that share one talk through Gloo.
+  const int gpus = device.is_cuda() ? static_cast<int>(torch::cuda::device_count()) : 0;
+  const bool gpus_shared = device.is_cuda() && place.local_world_size > gpus;
   if (backend == DistBackend::automatic) {
-    backend = device.is_cuda() && dist_backend_available(DistBackend::nccl) ? DistBackend::nccl : DistBackend::gloo;
+    backend = device.is_cuda() && dist_backend_available(DistBackend::nccl) && !gpus_shared ? DistBackend::nccl
+                                                                                            : DistBackend::gloo;
     if (device.is_cuda() && backend == DistBackend::gloo) {
-      log().warn("dist.backend auto: this LibTorch has no NCCL; using gloo on {}", device.str());
+      log().warn("dist.backend auto: {}; using gloo on {}",
+                 gpus_shared ? std::to_string(place.local_world_size) + " ranks share " + std::to_string(gpus) +
+                                   " GPU(s) on this machine and NCCL needs one each"
+                             : std::string("this LibTorch has no NCCL"),
+                 device.str());
     }
+  }
+  if (backend == DistBackend::nccl && gpus_shared && dist_backend_available(backend)) {
+    throw DistError("dist.backend nccl needs a GPU per rank: " + std::to_string(place.local_world_size) +
+                    " ranks on this machine, " + std::to_string(gpus) + " GPU(s); use dist.backend gloo");
   }
   if (!dist_backend_available(backend)) {
     throw DistError("dist.backend " + to_string(backend) +

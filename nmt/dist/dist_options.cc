@@ -1,5 +1,7 @@
 #include "nmt/dist/dist_options.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -15,14 +17,16 @@ struct VariableSet {
   const char* rank;
   const char* size;
   const char* local_rank;
+  const char* local_size;
   const char* name;
 };
 
 constexpr VariableSet kLaunchers[] = {
-    {"RANK", "WORLD_SIZE", "LOCAL_RANK", "torchrun variables"},
-    {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "Slurm variables"},
-    {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "Open MPI variables"},
-    {"PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPICH variables"},
+    {"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "torchrun variables"},
+    {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "SLURM_NTASKS_PER_NODE", "Slurm variables"},
+    {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE",
+     "Open MPI variables"},
+    {"PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "MPICH variables"},
 };
 
 // A whole decimal number in [low, high], or ConfigError naming the variable.
@@ -127,6 +131,12 @@ LaunchPlan plan_launch(const DistOptions& options, const Environment& environmen
     r.rank = parse_int(rank, set.rank, 0, r.world_size - 1);
     const char* local = environment(set.local_rank);
     r.local_rank = local != nullptr ? parse_int(local, set.local_rank, 0, 65535) : r.rank % options.nproc_per_node;
+    // Slurm writes SLURM_NTASKS_PER_NODE as "2" or "2(x3)": the count comes first.
+    const char* local_size = environment(set.local_size);
+    r.local_world_size = local_size != nullptr && std::isdigit(static_cast<unsigned char>(*local_size))
+                             ? static_cast<int>(std::strtol(local_size, nullptr, 10))
+                             : options.nproc_per_node;
+    r.local_world_size = std::max(r.local_world_size, r.local_rank + 1);
     r.source = set.name;
     if (asked_world > 1 && asked_world != r.world_size) {
       throw ConfigError("dist.nnodes x dist.nproc-per-node = " + std::to_string(asked_world) + " ranks, but " +
@@ -139,6 +149,7 @@ LaunchPlan plan_launch(const DistOptions& options, const Environment& environmen
     // One machine and no port asked for: the supervisor takes a free one (two runs side by side).
     if (!port_given && options.nnodes == 1) r.master_port = 0;
     r.world_size = asked_world;
+    r.local_world_size = options.nproc_per_node;
     r.rank = options.node_rank * options.nproc_per_node;
     r.source = "options";
     return plan;

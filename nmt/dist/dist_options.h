@@ -36,6 +36,7 @@ struct RankInfo {
   int rank = 0;
   int world_size = 1;
   int local_rank = 0;              // on this machine: picks the CUDA device
+  int local_world_size = 1;        // ranks on this machine (NCCL needs a GPU each)
   std::string master_addr = "127.0.0.1";
   int master_port = 29500;         // 0 in a supervisor's plan: it picks a free port
   std::string source;              // where rank and world size came from ("torchrun variables", ...)

@@ -137,6 +137,7 @@ int supervise_local_ranks(const DistOptions& options, const RankInfo& first, con
     RankInfo rank = group;
     rank.rank = group.rank + local;
     rank.local_rank = local;
+    rank.local_world_size = options.nproc_per_node;
     Child child;
     child.rank = rank.rank;
     try {

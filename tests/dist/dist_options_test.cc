@@ -35,6 +35,7 @@ TEST(PlanLaunch, TorchrunVariablesMakeARank) {
   EXPECT_EQ(plan.rank.rank, 3);
   EXPECT_EQ(plan.rank.world_size, 4);
   EXPECT_EQ(plan.rank.local_rank, 1);
+  EXPECT_EQ(plan.rank.local_world_size, 2);  // without LOCAL_WORLD_SIZE: at least local rank + 1
   EXPECT_EQ(plan.rank.master_addr, "node7");
   EXPECT_EQ(plan.rank.master_port, 1234);
   EXPECT_EQ(plan.rank.source, "torchrun variables");
@@ -61,6 +62,19 @@ TEST(PlanLaunch, SlurmOpenMpiAndMpichVariablesAreReadInThatOrder) {
                            {"SLURM_STEP_ID", "3"}}));
   EXPECT_EQ(both.rank.world_size, 2);
   EXPECT_EQ(both.rank.rank, 1);
+}
+
+TEST(PlanLaunch, RanksOnThisMachineComeFromTheLauncher) {
+  EXPECT_EQ(plan_launch(DistOptions{}, fake({{"RANK", "0"}, {"WORLD_SIZE", "8"}, {"LOCAL_WORLD_SIZE", "4"}}))
+                .rank.local_world_size,
+            4);
+  EXPECT_EQ(plan_launch(DistOptions{}, fake({{"SLURM_PROCID", "5"}, {"SLURM_NTASKS", "6"}, {"SLURM_LOCALID", "1"},
+                                             {"SLURM_NTASKS_PER_NODE", "2(x3)"}, {"SLURM_STEP_ID", "0"}}))
+                .rank.local_world_size,
+            2);
+  DistOptions options;
+  options.nproc_per_node = 3;
+  EXPECT_EQ(plan_launch(options, fake({})).rank.local_world_size, 3);
 }
 
 TEST(PlanLaunch, OptionsWinOverMasterVariables) {
