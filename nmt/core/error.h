@@ -2,6 +2,7 @@
 // object concerned and says what is wrong; the programs print it and exit non-zero.
 #pragma once
 
+#include <exception>
 #include <stdexcept>
 #include <string>
 
@@ -30,5 +31,9 @@ class DataError : public Error {
  public:
   using Error::Error;
 };
+
+/// The first line of `error`'s message; for LibTorch's c10::Error, without its backtrace. LibTorch
+/// reports run over many lines (a backtrace, advice); ours are one line.
+std::string first_line(const std::exception& error);
 
 }  // namespace nmt

@@ -17,8 +17,6 @@
 namespace nmt {
 namespace {
 
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
-
 std::string tensor_digest(const at::Tensor& tensor) {
   const at::Tensor cpu = tensor.to(at::kCPU).contiguous();
   Sha256 hash;
@@ -182,12 +180,9 @@ void load_archive_from_bytes(torch::serialize::InputArchive& archive, const std:
   const auto entries = check_zip(bytes, what, path);
   try {
     archive.load_from(bytes.data(), bytes.size(), at::kCPU);
-  } catch (const c10::Error& e) {
+  } catch (const std::exception& e) {  // LibTorch's, or TorchScript's parser on a damaged pickle: several lines, no file
     throw DataError(what + " " + path + " is not a readable TorchScript archive (damaged, truncated or another format): " +
-                    first_line(e.what_without_backtrace()));
-  } catch (const std::exception& e) {  // e.g. TorchScript's parser on a damaged pickle: several lines, no file name
-    throw DataError(what + " " + path + " is not a readable TorchScript archive (damaged, truncated or another format): " +
-                    first_line(e.what()));
+                    first_line(e));
   }
   check_tensors_fit(archive, entries, what + " " + path + " is damaged: ");
 }

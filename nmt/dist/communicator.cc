@@ -26,11 +26,9 @@ namespace {
 
 using Milliseconds = std::chrono::milliseconds;
 
-// The first line of a c10d message (they carry backtraces and advice over many lines).
-std::string first_line(const std::exception& e) {
-  const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
-  std::string text = c10_error != nullptr ? c10_error->what_without_backtrace() : e.what();
-  text = text.substr(0, text.find('\n'));
+// What a c10d error says, in one line of at most 300 characters.
+std::string reason_of(const std::exception& e) {
+  std::string text = nmt::first_line(e);
   if (text.size() > 300) text = text.substr(0, 300) + "...";
   return text;
 }
@@ -156,7 +154,7 @@ void Communicator::PendingSum::finish() {
   try {
     for (auto& work : impl_->works) work->wait();
   } catch (const std::exception& e) {
-    impl_->owner->fail(impl_->what, first_line(e));
+    impl_->owner->fail(impl_->what, reason_of(e));
   }
   impl_->works.clear();
 }
@@ -211,7 +209,7 @@ std::unique_ptr<Communicator> Communicator::connect(const RankInfo& place, DistB
   try {
     impl.store = c10::make_intrusive<c10d::TCPStore>(place.master_addr, store_options);
   } catch (const std::exception& e) {
-    const std::string reason = first_line(e);
+    const std::string reason = reason_of(e);
     if (store_options.isServer) {
       const bool in_use = reason.find("in use") != std::string::npos || reason.find("listen") != std::string::npos;
       const bool late = reason.find("imed out") != std::string::npos || reason.find("imeout") != std::string::npos;
@@ -255,13 +253,13 @@ std::unique_ptr<Communicator> Communicator::connect(const RankInfo& place, DistB
     }
   } catch (const std::exception& e) {
     throw DistError("rank " + std::to_string(place.rank) + " could not join the " + comm->backend_name_ + " group at " +
-                    master + ": " + first_line(e));
+                    master + ": " + reason_of(e));
   }
   try {
     impl.heartbeat = std::make_unique<Heartbeat>(store_client(place, Milliseconds(3000)),
                                                  impl.key_prefix + "/beat/" + std::to_string(place.rank));
   } catch (const std::exception& e) {
-    throw DistError("rank " + std::to_string(place.rank) + " lost the store at " + master + ": " + first_line(e));
+    throw DistError("rank " + std::to_string(place.rank) + " lost the store at " + master + ": " + reason_of(e));
   }
   // One collective before anything else: every rank is connected to every other one.
   comm->barrier("joining the group");
@@ -320,7 +318,7 @@ void Communicator::broadcast(std::vector<at::Tensor> tensors, int root, const st
   } catch (const DistError&) {
     throw;
   } catch (const std::exception& e) {
-    fail(what, first_line(e));
+    fail(what, reason_of(e));
   }
 }
 
@@ -339,7 +337,7 @@ void Communicator::all_reduce_max(at::Tensor tensor, const std::string& what) {
     impl_->with_group([&](auto& group) { return group.allreduce(one, options); })->wait();
     Impl::restore(tensor, one[0]);
   } catch (const std::exception& e) {
-    fail(what, first_line(e));
+    fail(what, reason_of(e));
   }
 }
 
@@ -355,7 +353,7 @@ Communicator::PendingSum Communicator::start_all_reduce_sum(std::vector<at::Tens
         pending->works.push_back(impl_->with_group([&](auto& group) { return group.allreduce(one); }));
       }
     } catch (const std::exception& e) {
-      fail(what, first_line(e));
+      fail(what, reason_of(e));
     }
   }
   return PendingSum(std::move(pending));
@@ -372,7 +370,7 @@ at::Tensor Communicator::all_gather(const at::Tensor& tensor, const std::string&
     impl_->with_group([&](auto& group) { return group.allgather(output_lists, inputs); })->wait();
     outputs = output_lists[0];
   } catch (const std::exception& e) {
-    fail(what, first_line(e));
+    fail(what, reason_of(e));
   }
   return at::stack(outputs).to(tensor.device());
 }

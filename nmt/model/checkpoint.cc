@@ -140,12 +140,8 @@ Checkpoint load_checkpoint_from_bytes(const std::string& bytes, const std::strin
     return read_checkpoint(path, device, bytes);
   } catch (const Error&) {
     throw;
-  } catch (const c10::Error& e) {  // anything LibTorch says about a damaged archive, in one line with the file
-    const std::string what = e.what_without_backtrace();
-    throw DataError("checkpoint " + path + " is damaged: " + what.substr(0, what.find('\n')));
-  } catch (const std::exception& e) {
-    const std::string what = e.what();
-    throw DataError("checkpoint " + path + " is damaged: " + what.substr(0, what.find('\n')));
+  } catch (const std::exception& e) {  // anything LibTorch says about a damaged archive, in one line with the file
+    throw DataError("checkpoint " + path + " is damaged: " + first_line(e));
   }
 }
 

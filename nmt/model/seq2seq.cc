@@ -22,8 +22,7 @@ Seq2SeqImpl::Seq2SeqImpl(const ModelConfig& config) : config_(config) {
   try {
     build();
   } catch (const c10::Error& e) {  // e.g. "DefaultCPUAllocator: not enough memory: you tried to allocate N bytes"
-    std::string what = e.what_without_backtrace();
-    what = what.substr(0, what.find('\n'));
+    std::string what = first_line(e);
     // "[enforce fail at alloc_cpu.cpp:75] err == 0. DefaultCPUAllocator: ...": keep what it says.
     if (what.rfind("[enforce fail at ", 0) == 0 && what.find("] ") != std::string::npos) {
       what = what.substr(what.find("] ") + 2);

@@ -102,12 +102,8 @@ TrainingState load_training_state_from_bytes(const std::string& bytes, const std
     return read_training_state(path, bytes, optimizer);
   } catch (const Error&) {
     throw;
-  } catch (const c10::Error& e) {
-    const std::string what = e.what_without_backtrace();
-    throw DataError("training state " + path + " is damaged: " + what.substr(0, what.find('\n')));
   } catch (const std::exception& e) {
-    const std::string what = e.what();
-    throw DataError("training state " + path + " is damaged: " + what.substr(0, what.find('\n')));
+    throw DataError("training state " + path + " is damaged: " + first_line(e));
   }
 }
 
@@ -153,8 +149,7 @@ TrainingState read_training_state(const std::string& path, const std::string& by
   try {
     optimizer.load(optimizer_archive);
   } catch (const c10::Error& e) {
-    const std::string what = e.what_without_backtrace();
-    throw DataError("training state " + path + ": optimizer state does not fit the model: " + what.substr(0, what.find('\n')));
+    throw DataError("training state " + path + ": optimizer state does not fit the model: " + first_line(e));
   }
   // The CPU's state is required; a CUDA device's is restored when the file has it (a run may
   // resume on a machine with more devices than it was saved on).

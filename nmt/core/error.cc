@@ -1,0 +1,13 @@
+#include "nmt/core/error.h"
+
+#include <c10/util/Exception.h>
+
+namespace nmt {
+
+std::string first_line(const std::exception& error) {
+  const auto* torch_error = dynamic_cast<const c10::Error*>(&error);
+  const std::string text = torch_error != nullptr ? torch_error->what_without_backtrace() : error.what();
+  return text.substr(0, text.find('\n'));
+}
+
+}  // namespace nmt
