@@ -4,6 +4,10 @@
 
 namespace nmt {
 
+void require_option(bool ok, const std::string& key, const std::string& rule, const std::string& value) {
+  if (!ok) throw ConfigError(key + " must be " + rule + ", got " + value);
+}
+
 std::string first_line(const std::exception& error) {
   const auto* torch_error = dynamic_cast<const c10::Error*>(&error);
   const std::string text = torch_error != nullptr ? torch_error->what_without_backtrace() : error.what();

@@ -32,6 +32,10 @@ class DataError : public Error {
   using Error::Error;
 };
 
+/// Throws ConfigError "KEY must be RULE, got VALUE" unless `ok`: the one shape of an option check,
+/// e.g. require_option(n >= 1, "train.accumulate", ">= 1", "0").
+void require_option(bool ok, const std::string& key, const std::string& rule, const std::string& value);
+
 /// The first line of `error`'s message; for LibTorch's c10::Error, without its backtrace. LibTorch
 /// reports run over many lines (a backtrace, advice); ours are one line.
 std::string first_line(const std::exception& error);

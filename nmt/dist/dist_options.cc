@@ -52,10 +52,6 @@ bool in_srun_step(const Environment& environment) {
   return *end == '\0' && id < 0xFFFFFFF0ull;
 }
 
-void require(bool ok, const std::string& key, const std::string& rule, const std::string& value) {
-  if (!ok) throw ConfigError(key + " must be " + rule + ", got " + value);
-}
-
 }  // namespace
 
 DistBackend parse_dist_backend(const std::string& name) {
@@ -75,18 +71,18 @@ std::string to_string(DistBackend backend) {
 
 void DistOptions::validate() const {
   constexpr int kMaxRanks = 65536;
-  require(nproc_per_node >= 1 && nproc_per_node <= 1024, "dist.nproc-per-node", "in [1, 1024]",
+  require_option(nproc_per_node >= 1 && nproc_per_node <= 1024, "dist.nproc-per-node", "in [1, 1024]",
           std::to_string(nproc_per_node));
-  require(nnodes >= 1 && nnodes <= kMaxRanks, "dist.nnodes", "in [1, 65536]", std::to_string(nnodes));
-  require(static_cast<long>(nnodes) * nproc_per_node <= kMaxRanks, "dist.nnodes x dist.nproc-per-node",
+  require_option(nnodes >= 1 && nnodes <= kMaxRanks, "dist.nnodes", "in [1, 65536]", std::to_string(nnodes));
+  require_option(static_cast<long>(nnodes) * nproc_per_node <= kMaxRanks, "dist.nnodes x dist.nproc-per-node",
           "at most 65536 ranks", std::to_string(static_cast<long>(nnodes) * nproc_per_node));
-  require(node_rank >= 0 && node_rank < nnodes, "dist.node-rank", "in [0, dist.nnodes - 1] = [0, " +
+  require_option(node_rank >= 0 && node_rank < nnodes, "dist.node-rank", "in [0, dist.nnodes - 1] = [0, " +
           std::to_string(nnodes - 1) + "]", std::to_string(node_rank));
-  require(master_port >= 0 && master_port <= 65535, "dist.master-port", "in [1, 65535] (0: MASTER_PORT or 29500)",
+  require_option(master_port >= 0 && master_port <= 65535, "dist.master-port", "in [1, 65535] (0: MASTER_PORT or 29500)",
           std::to_string(master_port));
-  require(master_addr.find_first_of(" \t\n") == std::string::npos, "dist.master-addr", "a host name or address",
+  require_option(master_addr.find_first_of(" \t\n") == std::string::npos, "dist.master-addr", "a host name or address",
           "'" + master_addr + "'");
-  require(std::isfinite(timeout_s) && timeout_s >= 1 && timeout_s <= 7 * 24 * 3600.0, "dist.timeout",
+  require_option(std::isfinite(timeout_s) && timeout_s >= 1 && timeout_s <= 7 * 24 * 3600.0, "dist.timeout",
           "in [1, 604800] seconds", std::to_string(timeout_s));
 }
 
