@@ -267,10 +267,10 @@ std::unique_ptr<Communicator> Communicator::connect(const RankInfo& place, DistB
 }
 
 void Communicator::fail(const std::string& what, const std::string& reason) {
-  throw DistError("rank " + std::to_string(rank_) + ": " + what + " failed (" + reason + "); " + roll_call("failure"));
+  throw DistError("rank " + std::to_string(rank_) + ": " + what + " failed (" + reason + "); " + roll_call());
 }
 
-std::string Communicator::roll_call(const std::string& /*tag*/) {
+std::string Communicator::roll_call() {
   // Compares every rank's heartbeat counter over two seconds, through a connection of its own
   // with a short timeout, in a thread with a hard deadline (a stopped rank 0 holds the store).
   auto answer = std::make_shared<std::promise<std::string>>();

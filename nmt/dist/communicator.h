@@ -73,19 +73,16 @@ class Communicator {
   /// Waits until every rank has called it (a rendezvous point between phases).
   void barrier(const std::string& what);
 
-  /// The roll call used in errors: which ranks answer through the store within a few seconds.
-  /// Public for tests; returns e.g. "rank 1 does not answer" or "rank 0 (the store) is unreachable".
-  std::string roll_call(const std::string& tag);
-
- protected:
-  Communicator() = default;
-
  private:
+  Communicator() = default;
   struct Impl;
   std::unique_ptr<Impl> impl_;
   int rank_ = 0, world_size_ = 1;
   std::string backend_name_;
   [[noreturn]] void fail(const std::string& what, const std::string& reason);
+  /// Which ranks' heartbeats stood still over two seconds, in words for an error: "rank 1 does not
+  /// answer ...", "every other rank is still alive ...", or "rank 0 does not answer" (the store).
+  std::string roll_call();
 };
 
 }  // namespace nmt

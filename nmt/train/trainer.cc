@@ -230,6 +230,7 @@ struct Trainer::Impl {
   fs::path checkpoint_dir() const { return run_dir() / "checkpoints"; }
 
   void setup();
+  void set_up_run_directory();
   void check_run_directory() const;
   std::string latest_stem() const;
   void load_tokenizers();
@@ -287,28 +288,7 @@ void Trainer::Impl::phase(const std::string& what, const std::function<void()>& 
 
 void Trainer::Impl::setup() {
   config.validate();
-  if (!lead()) {  // the other ranks of a group leave the run directory to rank 0
-    device = parse_device(config.device);
-    if (device.is_cuda() && config.device.find(':') == std::string::npos && torch::cuda::device_count() > 0) {
-      device = c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(place.local_rank % torch::cuda::device_count()));
-    }
-    if (config.train.amp && !device.is_cuda()) throw ConfigError("train.amp needs a CUDA device, got " + device.str());
-    at::set_num_threads(config.threads);
-    set_blas_threads(config.blas_threads > 0 ? config.blas_threads : config.threads);
-    at::manual_seed(config.seed);
-    return;
-  }
-  std::error_code ec;
-  fs::create_directories(checkpoint_dir(), ec);
-  if (ec) throw IoError("cannot create run directory " + run_dir().string() + ": " + ec.message());
-  // One trainer per run directory, before anything in it is read or written.
-  run_lock = std::make_unique<LockFile>((run_dir() / "train.lock").string(), "run directory " + run_dir().string());
-  const int stale = remove_stale_temporaries(run_dir().string()) + remove_stale_temporaries(checkpoint_dir().string());
-  check_run_directory();
-  log_file = std::make_unique<ScopedLogFile>((run_dir() / "train.log").string());
-  if (stale > 0) log().info("removed {} temporary file(s) left by an interrupted run", stale);
-  write_file_atomic((run_dir() / "config.toml").string(), config_text);
-  metrics = std::make_unique<MetricsLog>((run_dir() / "metrics.jsonl").string());
+  if (lead()) set_up_run_directory();  // the other ranks of a group leave it to rank 0
   device = parse_device(config.device);
   if (place.distributed() && device.is_cuda() && config.device.find(':') == std::string::npos &&
       torch::cuda::device_count() > 0) {
@@ -321,10 +301,26 @@ void Trainer::Impl::setup() {
   const int blas = config.blas_threads > 0 ? config.blas_threads : config.threads;
   const bool blas_set = set_blas_threads(blas);
   at::manual_seed(config.seed);
+  if (!lead()) return;
   log().info("nmt-train: run directory {}, device {}, {} CPU thread(s), {} BLAS thread(s){}", run_dir().string(),
              device.str(), config.threads, blas_set ? std::to_string(blas) : "?",
              place.distributed() ? fmt::format(", rank 0 of {}", place.world_size) : "");
   log().info("effective configuration:\n{}", config_text);
+}
+
+// Rank 0's (or the one process's) claim on the run directory, before anything there is read.
+void Trainer::Impl::set_up_run_directory() {
+  std::error_code ec;
+  fs::create_directories(checkpoint_dir(), ec);
+  if (ec) throw IoError("cannot create run directory " + run_dir().string() + ": " + ec.message());
+  // One trainer per run directory, before anything in it is read or written.
+  run_lock = std::make_unique<LockFile>((run_dir() / "train.lock").string(), "run directory " + run_dir().string());
+  const int stale = remove_stale_temporaries(run_dir().string()) + remove_stale_temporaries(checkpoint_dir().string());
+  check_run_directory();
+  log_file = std::make_unique<ScopedLogFile>((run_dir() / "train.log").string());
+  if (stale > 0) log().info("removed {} temporary file(s) left by an interrupted run", stale);
+  write_file_atomic((run_dir() / "config.toml").string(), config_text);
+  metrics = std::make_unique<MetricsLog>((run_dir() / "metrics.jsonl").string());
 }
 
 // A run directory holds one run. Without `latest`, step files or a best.pt belong to some other
