@@ -15,6 +15,7 @@
 #include "nmt/core/thread_count.h"
 #include "nmt/data/text_file.h"
 #include "nmt/model/checkpoint.h"
+#include "nmt/model/inference/inference_model.h"
 #include "nmt/search/translate_stream.h"
 #include "nmt/search/translator.h"
 
@@ -83,8 +84,10 @@ int main(int argc, char** argv) {
     at::set_num_threads(threads);
     const c10::Device target_device = nmt::parse_device(device);
     nmt::Checkpoint loaded = nmt::load_checkpoint(checkpoint, target_device);
-    loaded.model->eval();
-    nmt::Translator translator(*loaded.model, loaded.source_tokenizer, loaded.target_tokenizer, t, target_device);
+    // Search steps the inference form; the trainable model is not needed after it is made.
+    const std::unique_ptr<nmt::InferenceModel> model = loaded.model->for_inference(target_device);
+    loaded.model = nullptr;
+    nmt::Translator translator(*model, loaded.source_tokenizer, loaded.target_tokenizer, t, target_device);
 
     nmt::TextLineReader reader(input);
     nmt::app::TextOutput out(output);

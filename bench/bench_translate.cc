@@ -27,6 +27,7 @@
 #include "nmt/core/allocator.h"
 #include "nmt/data/text_file.h"
 #include "nmt/model/checkpoint.h"
+#include "nmt/model/inference/inference_model.h"
 #include "nmt/search/translator.h"
 
 namespace {
@@ -83,12 +84,14 @@ int main(int argc, char** argv) {
     for (std::string line; reader.next(line);) lines.push_back(line);
 
     nmt::Checkpoint loaded = nmt::load_checkpoint(o.checkpoint, c10::Device(c10::kCPU));
-    loaded.model->eval();
+    // Search steps the inference form; the trainable model is not needed after it is made.
+    const std::unique_ptr<nmt::InferenceModel> model = loaded.model->for_inference(c10::Device(c10::kCPU));
+    loaded.model = nullptr;
     nmt::TranslateOptions options;
     options.search.beam_size = o.beam;
     if (o.batch_tokens > 0) options.max_tokens = o.batch_tokens;
     if (o.workers >= 0) options.workers = o.workers;
-    nmt::Translator translator(*loaded.model, loaded.source_tokenizer, loaded.target_tokenizer, options,
+    nmt::Translator translator(*model, loaded.source_tokenizer, loaded.target_tokenizer, options,
                                c10::Device(c10::kCPU));
 
     std::vector<nmt::Translation> out;

@@ -1,6 +1,7 @@
 // Translates one sentence with a checkpoint of nmt-train, as `nmt-translate -m MODEL` would:
 //   translate MODEL.pt "En el principio creó Dios los cielos y la tierra."
 #include <nmt/model/checkpoint.h>
+#include <nmt/model/inference/inference_model.h>
 #include <nmt/search/translator.h>
 
 #include <exception>
@@ -13,10 +14,11 @@ int main(int argc, char** argv) {
   }
   try {
     nmt::Checkpoint checkpoint = nmt::load_checkpoint(argv[1]);  // model and both tokenizers, on the CPU
-    checkpoint.model->eval();
+    // Search steps the model's inference form: copies of the parameters, prepared for search.
+    const auto model = checkpoint.model->for_inference(c10::Device(c10::kCPU));
     nmt::TranslateOptions options;  // beam search, beam 5, as nmt-translate's defaults
-    nmt::Translator translator(*checkpoint.model, checkpoint.source_tokenizer, checkpoint.target_tokenizer,
-                               options, c10::Device(c10::kCPU));
+    nmt::Translator translator(*model, checkpoint.source_tokenizer, checkpoint.target_tokenizer, options,
+                               c10::Device(c10::kCPU));
     const nmt::Translation translation = translator.translate({argv[2]}).front();
     std::cout << (translation.hypotheses.empty() ? "" : translation.hypotheses.front().text) << '\n';
   } catch (const std::exception& e) {

@@ -10,20 +10,6 @@
 namespace nmt {
 namespace {
 
-// Scores are elementwise products summed over the last dimension, not matrix products with one
-// output column: BLAS picks different kernels (and summation orders) for such products depending
-// on how many rows there are, and a sentence's scores must not depend on its neighbours in the
-// batch (docs/search.md, "Batch invariance").
-at::Tensor row_dot(const at::Tensor& a, const at::Tensor& b) { return (a * b).sum(-1); }
-
-// Luong dot and general scores q^T k_j: the inference kernel, or elementwise products for autograd
-// and other devices (keys gathered per query row when source_rows is given).
-at::Tensor query_dot_keys(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows) {
-  if (inference_kernels_apply(query, keys)) return dot_scores(query, keys, source_rows);
-  const at::Tensor rows_keys = source_rows.defined() ? keys.index_select(0, source_rows.to(keys.device())) : keys;
-  return row_dot(rows_keys, query.unsqueeze(1));  // [batch, src_len, D] . [batch, 1, D]
-}
-
 // -inf where mask (when given) is false.
 at::Tensor masked(const at::Tensor& scores, const at::Tensor& mask) {
   return mask.defined() ? scores.masked_fill(mask.logical_not(), -std::numeric_limits<double>::infinity()) : scores;
@@ -36,20 +22,12 @@ torch::nn::Linear linear(std::int64_t in, std::int64_t out) {
 }  // namespace
 
 AttentionOutput AttentionImpl::forward(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& memory,
-                                       const at::Tensor& mask, const at::Tensor& source_rows) {
-  TORCH_CHECK(memory.dim() == 3, "attention: memory must be [sources, src_len, 2H]");
-  const at::Tensor weights = this->weights(query, keys, mask, source_rows);  // [batch, src_len]
-  if (inference_kernels_apply(weights, memory)) return {weighted_context(weights, memory, source_rows), weights};
-  const at::Tensor rows_memory = source_rows.defined() ? memory.index_select(0, source_rows.to(memory.device())) : memory;
-  const at::Tensor context = weights.unsqueeze(1).bmm(rows_memory).squeeze(1);  // [batch, 2H]
-  return {context, weights};
-}
-
-at::Tensor AttentionImpl::weights(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& mask,
-                                  const at::Tensor& source_rows) {
+                                       const at::Tensor& mask) {
+  TORCH_CHECK(memory.dim() == 3, "attention: memory must be [batch, src_len, 2H]");
   TORCH_CHECK(query.dim() == 2 && mask.dim() == 2, "attention: query must be [batch, D] and mask [batch, src_len]");
   // -inf at padding before the softmax makes padded weights exactly zero (exp(-inf) = 0).
-  return softmax_last(score(query, keys, source_rows, mask));
+  const at::Tensor weights = softmax_last(score(query, keys, mask));  // [batch, src_len]
+  return {weighted_context(weights, memory, at::Tensor()), weights};
 }
 
 BahdanauAttention::BahdanauAttention(std::int64_t query_size, std::int64_t memory_size, std::int64_t attention_size) {
@@ -60,11 +38,14 @@ BahdanauAttention::BahdanauAttention(std::int64_t query_size, std::int64_t memor
 
 at::Tensor BahdanauAttention::precompute_keys(const at::Tensor& memory) { return stable_linear(memory, key_layer_->weight); }
 
-at::Tensor BahdanauAttention::score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows,
-                                     const at::Tensor& mask) {
-  // v^T tanh(W q + U h_j): [batch, A] and [sources, src_len, A] -> [batch, src_len]
+at::Tensor BahdanauAttention::score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& mask) {
+  // v^T tanh(W q + U h_j): [batch, A] and [batch, src_len, A] -> [batch, src_len]
   return additive_energy(stable_linear(query, query_layer_->weight), keys, energy_layer_->weight.squeeze(0),
-                         source_rows, mask);
+                         at::Tensor(), mask);
+}
+
+AttentionParts BahdanauAttention::parts() const {
+  return {key_layer_->weight, query_layer_->weight, energy_layer_->weight.squeeze(0)};
 }
 
 DotAttention::DotAttention(std::int64_t query_size, std::int64_t memory_size) {
@@ -75,10 +56,11 @@ at::Tensor DotAttention::precompute_keys(const at::Tensor& memory) {
   return key_layer_ ? stable_linear(memory, key_layer_->weight) : memory;
 }
 
-at::Tensor DotAttention::score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows,
-                                const at::Tensor& mask) {
-  return masked(query_dot_keys(query, keys, source_rows), mask);  // q^T h_j (or q^T P h_j)
+at::Tensor DotAttention::score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& mask) {
+  return masked(dot_scores(query, keys, at::Tensor()), mask);  // q^T h_j (or q^T P h_j)
 }
+
+AttentionParts DotAttention::parts() const { return {key_layer_ ? key_layer_->weight : at::Tensor(), {}, {}}; }
 
 GeneralAttention::GeneralAttention(std::int64_t query_size, std::int64_t memory_size) {
   key_layer_ = register_module("key_layer", linear(memory_size, query_size));
@@ -86,10 +68,11 @@ GeneralAttention::GeneralAttention(std::int64_t query_size, std::int64_t memory_
 
 at::Tensor GeneralAttention::precompute_keys(const at::Tensor& memory) { return stable_linear(memory, key_layer_->weight); }
 
-at::Tensor GeneralAttention::score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows,
-                                    const at::Tensor& mask) {
-  return masked(query_dot_keys(query, keys, source_rows), mask);  // q^T (W h_j)
+at::Tensor GeneralAttention::score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& mask) {
+  return masked(dot_scores(query, keys, at::Tensor()), mask);  // q^T (W h_j)
 }
+
+AttentionParts GeneralAttention::parts() const { return {key_layer_->weight, {}, {}}; }
 
 ConcatAttention::ConcatAttention(std::int64_t query_size, std::int64_t memory_size, std::int64_t attention_size)
     : query_size_(query_size) {
@@ -102,11 +85,15 @@ at::Tensor ConcatAttention::precompute_keys(const at::Tensor& memory) {
   return stable_linear(memory, memory_block);
 }
 
-at::Tensor ConcatAttention::score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows,
-                                   const at::Tensor& mask) {
+at::Tensor ConcatAttention::score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& mask) {
   const at::Tensor query_block = concat_layer_->weight.slice(/*dim=*/1, 0, query_size_);  // W[:, :D]
-  return additive_energy(stable_linear(query, query_block), keys, energy_layer_->weight.squeeze(0), source_rows,
+  return additive_energy(stable_linear(query, query_block), keys, energy_layer_->weight.squeeze(0), at::Tensor(),
                          mask);  // v^T tanh(W[:, :D] q + W[:, D:] h_j)
+}
+
+AttentionParts ConcatAttention::parts() const {
+  return {concat_layer_->weight.slice(/*dim=*/1, query_size_), concat_layer_->weight.slice(/*dim=*/1, 0, query_size_),
+          energy_layer_->weight.squeeze(0)};
 }
 
 std::shared_ptr<AttentionImpl> make_attention(const ModelConfig& config) {

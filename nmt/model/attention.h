@@ -24,28 +24,31 @@ struct AttentionOutput {
   at::Tensor weights;  // [batch, src_len], rows sum to 1, exactly 0 at padded positions
 };
 
+/// Every score as one formula over three optional weights, as inference reads them
+/// (InferenceAttention): keys k_j = key_weight h_j (h_j itself when undefined), query q' =
+/// query_weight q (q itself when undefined), e_j = v^T tanh(q' + k_j) when v is defined, else q'^T k_j.
+struct AttentionParts {
+  at::Tensor key_weight;    // [K, 2H] or undefined
+  at::Tensor query_weight;  // [K, D] or undefined
+  at::Tensor v;             // [K] or undefined
+};
+
 class AttentionImpl : public torch::nn::Module {
  public:
   /// memory [batch, src_len, 2H] -> keys [batch, src_len, K] (K depends on the score).
   virtual at::Tensor precompute_keys(const at::Tensor& memory) = 0;
 
-  /// query [batch, D], keys from precompute_keys, memory [sources, src_len, 2H],
-  /// mask [batch, src_len] bool (true at real tokens; every row needs one),
-  /// source_rows [batch] int64 on the CPU: the memory/keys row of each query row; undefined: row i
-  /// uses memory row i (sources = batch). See DecoderState::source_rows.
+  /// query [batch, D], keys from precompute_keys, memory [batch, src_len, 2H],
+  /// mask [batch, src_len] bool (true at real tokens; every row needs one).
   AttentionOutput forward(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& memory,
-                          const at::Tensor& mask, const at::Tensor& source_rows = at::Tensor());
+                          const at::Tensor& mask);
 
-  /// The weights a [batch, src_len] alone, for callers that apply them to something other than
-  /// the memory (the decoder's projected inference step); arguments as for forward().
-  at::Tensor weights(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& mask,
-                     const at::Tensor& source_rows = at::Tensor());
+  /// Unnormalised scores e [batch, src_len] (exposed for gradient checks); mask as above or
+  /// undefined: -inf where it is false (the padding need not be scored at all).
+  virtual at::Tensor score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& mask = at::Tensor()) = 0;
 
-  /// Unnormalised scores e [batch, src_len] (exposed for gradient checks); source_rows as above;
-  /// mask as above or undefined: -inf where it is false (the padding need not be scored at all).
-  at::Tensor score(const at::Tensor& query, const at::Tensor& keys) { return score(query, keys, at::Tensor(), at::Tensor()); }
-  virtual at::Tensor score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows,
-                           const at::Tensor& mask) = 0;
+  /// This score's parameters in the common form above (views of the parameters).
+  virtual AttentionParts parts() const = 0;
 };
 
 /// Bahdanau: query_layer W [A, D], key_layer U [A, 2H], energy_layer v [1, A]; no biases.
@@ -53,9 +56,8 @@ class BahdanauAttention : public AttentionImpl {
  public:
   BahdanauAttention(std::int64_t query_size, std::int64_t memory_size, std::int64_t attention_size);
   at::Tensor precompute_keys(const at::Tensor& memory) override;  // U h_j: [batch, src_len, A]
-  at::Tensor score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows,
-                   const at::Tensor& mask) override;
-  using AttentionImpl::score;
+  at::Tensor score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& mask = at::Tensor()) override;
+  AttentionParts parts() const override;
 
  private:
   torch::nn::Linear query_layer_{nullptr}, key_layer_{nullptr}, energy_layer_{nullptr};
@@ -66,9 +68,8 @@ class DotAttention : public AttentionImpl {
  public:
   DotAttention(std::int64_t query_size, std::int64_t memory_size);
   at::Tensor precompute_keys(const at::Tensor& memory) override;  // [batch, src_len, D]
-  at::Tensor score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows,
-                   const at::Tensor& mask) override;
-  using AttentionImpl::score;
+  at::Tensor score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& mask = at::Tensor()) override;
+  AttentionParts parts() const override;
 
  private:
   torch::nn::Linear key_layer_{nullptr};  // null when D == 2H
@@ -79,9 +80,8 @@ class GeneralAttention : public AttentionImpl {
  public:
   GeneralAttention(std::int64_t query_size, std::int64_t memory_size);
   at::Tensor precompute_keys(const at::Tensor& memory) override;  // [batch, src_len, D]
-  at::Tensor score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows,
-                   const at::Tensor& mask) override;
-  using AttentionImpl::score;
+  at::Tensor score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& mask = at::Tensor()) override;
+  AttentionParts parts() const override;
 
  private:
   torch::nn::Linear key_layer_{nullptr};
@@ -93,9 +93,8 @@ class ConcatAttention : public AttentionImpl {
  public:
   ConcatAttention(std::int64_t query_size, std::int64_t memory_size, std::int64_t attention_size);
   at::Tensor precompute_keys(const at::Tensor& memory) override;  // [batch, src_len, A]
-  at::Tensor score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& source_rows,
-                   const at::Tensor& mask) override;
-  using AttentionImpl::score;
+  at::Tensor score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& mask = at::Tensor()) override;
+  AttentionParts parts() const override;
 
  private:
   std::int64_t query_size_;

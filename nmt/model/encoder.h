@@ -4,8 +4,11 @@
 #include <torch/nn/module.h>
 #include <torch/nn/modules/rnn.h>
 
+#include <array>
+#include <functional>
 #include <vector>
 
+#include "nmt/model/gru_cell.h"
 #include "nmt/model/model_config.h"
 
 namespace nmt {
@@ -15,6 +18,25 @@ struct EncoderOutput {
   at::Tensor final_states;  // [2 * layers, batch, H]: PyTorch's h_n (layer-major, forward then backward)
 };
 
+/// [batch, src_len] bool, true at the real positions of each row: lengths [batch] int64.
+at::Tensor source_mask(std::int64_t src_len, const at::Tensor& lengths);
+
+/// One direction of one layer: (layer, reverse, input [batch, src_len, in]) -> states [batch, src_len, H]
+/// from h_0 = 0 over the input as given (encode_bidirectional reverses the rows for reverse = true).
+using DirectionRunner = std::function<at::Tensor(std::int64_t layer, bool reverse, const at::Tensor& input)>;
+
+/// One direction of one layer from h_0 = 0 over input [batch, src_len, in] -> [batch, src_len, H]:
+/// at::gru with autograd or on other devices; else PyTorch's cell with the given row-invariant
+/// products input_gates(x) = W_ih x + b_ih and hidden_gates(h) = W_hh h + b_hh (gru_states).
+at::Tensor run_gru_direction(const at::Tensor& input, const GruWeights& w, bool training, const Product& input_gates,
+                             const Product& hidden_gates);
+
+/// The bidirectional walk over a padded batch (see encoder.cc) with each direction's GRU run by
+/// `run`: embedded [batch, src_len, E], lengths [batch] int64 (every one >= 1). Dropout with
+/// probability `dropout` (when training) on the input of every layer after the first.
+EncoderOutput encode_bidirectional(const at::Tensor& embedded, const at::Tensor& lengths, std::int64_t layers,
+                                   double dropout, bool training, const DirectionRunner& run);
+
 class EncoderImpl : public torch::nn::Module {
  public:
   explicit EncoderImpl(const ModelConfig& config);
@@ -23,11 +45,11 @@ class EncoderImpl : public torch::nn::Module {
   /// Padding never reaches a real position's state (each direction reads the real tokens first).
   EncoderOutput forward(const at::Tensor& embedded, const at::Tensor& lengths);
 
- private:
-  /// {weight_ih, weight_hh, bias_ih, bias_hh} of one layer and direction.
-  std::vector<at::Tensor> direction_parameters(std::int64_t layer, bool reverse) const;
+  /// The weights of layer l: [l][0] forward, [l][1] backward (the module's parameters).
+  const std::vector<std::array<GruWeights, 2>>& layers() const { return layers_; }
 
-  std::int64_t layers_;
+ private:
+  std::vector<std::array<GruWeights, 2>> layers_;
   double dropout_;               // between layers, as nn.GRU applies it
   torch::nn::GRU rnn_{nullptr};  // parameters rnn.weight_ih_l0, rnn.weight_hh_l0_reverse, ...
 };

@@ -570,7 +570,12 @@ at::Tensor dot_scores(const at::Tensor& query, const at::Tensor& keys, const at:
   TORCH_CHECK(query.dim() == 2 && keys.dim() == 3 && keys.size(2) == query.size(1),
               "dot_scores: expected query [rows, D] and keys [sources, src_len, D], got ", query.sizes(), " and ",
               keys.sizes());
-  TORCH_CHECK(inference_kernels_apply(query, keys), "dot_scores: CPU float or double tensors without autograd only");
+  if (!inference_kernels_apply(query, keys)) {  // autograd, other devices: keys gathered per query row
+    const at::Tensor rows_keys = rows.defined() ? keys.index_select(0, rows.to(keys.device())) : keys;
+    // Elementwise products summed over the last dimension, not a matrix product with one output
+    // column: BLAS picks its kernel (and summation order) by the row count (docs/search.md).
+    return (rows_keys * query.unsqueeze(1)).sum(-1);  // [rows, src_len, D] . [rows, 1, D]
+  }
   const std::int64_t* index = row_index(rows, query.size(0), keys.size(0), "dot_scores");
   const at::Tensor q = query.contiguous(), k = keys.contiguous();
   const std::int64_t src_len = k.size(1), size = k.size(2);
@@ -593,8 +598,10 @@ at::Tensor weighted_context(const at::Tensor& weights, const at::Tensor& memory,
   TORCH_CHECK(weights.dim() == 2 && memory.dim() == 3 && memory.size(1) == weights.size(1),
               "weighted_context: expected weights [rows, src_len] and memory [sources, src_len, M], got ",
               weights.sizes(), " and ", memory.sizes());
-  TORCH_CHECK(inference_kernels_apply(weights, memory),
-              "weighted_context: CPU float or double tensors without autograd only");
+  if (!inference_kernels_apply(weights, memory)) {  // autograd, other devices: a batched product
+    const at::Tensor rows_memory = rows.defined() ? memory.index_select(0, rows.to(memory.device())) : memory;
+    return weights.unsqueeze(1).bmm(rows_memory).squeeze(1);  // [rows, 1, S] x [rows, S, M]
+  }
   const std::int64_t* index = row_index(rows, weights.size(0), memory.size(0), "weighted_context");
   const at::Tensor w = weights.contiguous(), m = memory.contiguous();
   const std::int64_t src_len = m.size(1), size = m.size(2);

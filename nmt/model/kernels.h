@@ -13,7 +13,7 @@
 //   u[r, j, a] = g[r, j] v[a] (1 - t[r, j, a]^2)
 //   dq[r, a] = sum_j u[r, j, a],   dk[r, j, a] = u[r, j, a],   dv[a] = sum_{r, j} g[r, j] t[r, j, a]
 //
-// Inference only (search; no autograd):
+// Inference (no autograd; other devices and autograd take tensor operations with the same formulas):
 //
 //   dot scores   e[r, j] = sum_a q[r, a] k[n(r), j, a]        (Luong dot and general)
 //   context      c[r, :] = sum_j w[r, j] m[n(r), j, :]
@@ -45,10 +45,12 @@ at::Tensor additive_energy_reference(const at::Tensor& query, const at::Tensor& 
 /// gradient wanted (grad mode off, or nothing requires one).
 bool inference_kernels_apply(const at::Tensor& a, const at::Tensor& b);
 
-/// query [R, D], keys [N, S, D], rows as above -> e [R, S]. Inference only (no autograd).
+/// e[r, j] = q[r] . k[n(r), j]: query [R, D], keys [N, S, D], rows as above -> e [R, S]. The kernel
+/// when the inference kernels apply, else elementwise products summed (autograd, other devices).
 at::Tensor dot_scores(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& rows);
 
-/// weights [R, S], memory [N, S, M], rows as above -> context [R, M]. Inference only.
+/// weights [R, S], memory [N, S, M], rows as above -> context [R, M]: the kernel when the inference
+/// kernels apply, else a batched matrix product (autograd, other devices).
 at::Tensor weighted_context(const at::Tensor& weights, const at::Tensor& memory, const at::Tensor& rows);
 
 /// log_softmax over the last dimension of logits [R, V], in place when the inference kernels apply

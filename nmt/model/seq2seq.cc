@@ -5,7 +5,7 @@
 
 #include "nmt/core/error.h"
 #include "nmt/data/tokenizer.h"
-#include "nmt/model/kernels.h"
+#include "nmt/model/inference/inference_model.h"
 #include "nmt/model/stable_linear.h"
 
 namespace nmt {
@@ -60,58 +60,21 @@ void Seq2SeqImpl::build() {
   target_embedding()->weight[SpecialIds::kPad].zero_();
 }
 
-DecoderState Seq2SeqImpl::encode(const at::Tensor& source, const at::Tensor& source_lengths) {
-  return encode(source, source_lengths, /*for_steps=*/true);
-}
-
-DecoderState Seq2SeqImpl::encode(const at::Tensor& source, const at::Tensor& source_lengths, bool for_steps) {
-  TORCH_CHECK(source.dim() == 2, "encode: source must be [batch, src_len]");
-  const at::Tensor lengths = source_lengths.to(at::kCPU).to(at::kLong);
-  const at::Tensor mask =
-      at::arange(source.size(1), lengths.options()).unsqueeze(0).lt(lengths.unsqueeze(1)).to(source.device());
-  const EncoderOutput encoded = encoder_(dropout_(source_embedding_(source)), lengths);
-  return decoder_->initial_state(encoded, mask, for_steps);
-}
-
-at::Tensor Seq2SeqImpl::embedding_term_table() {
-  const at::Tensor& embedding = target_embedding()->weight;
-  std::vector<at::Tensor> read = decoder_->embedding_term_parameters();
-  read.insert(read.begin(), embedding);
-  if (is_training() || !inference_kernels_apply(embedding, read[1])) return at::Tensor();
-  for (const at::Tensor& p : read) {
-    if (!TensorVersionKey::keyable(p)) return at::Tensor();
-  }
-  const std::lock_guard<std::mutex> lock(term_table_mutex_);
-  const auto current = [&] {
-    for (std::size_t i = 0; i < read.size(); ++i) {
-      if (!term_table_->keys[i].matches(read[i])) return false;
-    }
-    return true;
-  };
-  if (!term_table_ || !current()) {
-    auto fresh = std::make_shared<TermTable>();
-    for (const at::Tensor& p : read) fresh->keys.emplace_back(p);
-    fresh->table = decoder_->embedding_terms(embedding);
-    term_table_ = std::move(fresh);
-  }
-  return term_table_->table;
-}
-
-StepOutput Seq2SeqImpl::step(const DecoderState& state, const at::Tensor& previous_tokens) {
-  TORCH_CHECK(previous_tokens.dim() == 1, "step: previous_tokens must be [batch]");
-  const at::Tensor table = embedding_term_table();
-  const at::Tensor terms = table.defined() ? table.index_select(0, previous_tokens.to(at::kCPU)) : at::Tensor();
-  DecoderStep decoded = decoder_->step(dropout_(target_embedding()(previous_tokens)), state, terms);
-  return {log_softmax_last(output_(dropout_(decoded.readout))), decoded.attention, std::move(decoded.state)};
+std::unique_ptr<InferenceModel> Seq2SeqImpl::for_inference(const c10::Device& device) const {
+  return std::make_unique<InferenceModel>(*this, device);
 }
 
 Seq2SeqOutput Seq2SeqImpl::forward(const at::Tensor& source, const at::Tensor& source_lengths,
                                    const at::Tensor& target_in) {
   TORCH_CHECK(target_in.dim() == 2 && target_in.size(0) == source.size(0),
               "forward: target_in must be [batch, tgt_len] with the source's batch size");
-  const DecoderState state = encode(source, source_lengths, /*for_steps=*/false);
-  const at::Tensor embedded = dropout_(target_embedding()(target_in));  // [batch, tgt_len, E]
-  const DecoderSequence decoded = decoder_->forward(embedded, state);
+  TORCH_CHECK(source.dim() == 2, "forward: source must be [batch, src_len]");
+  const at::Tensor lengths = source_lengths.to(at::kCPU).to(at::kLong);
+  const at::Tensor mask = source_mask(source.size(1), lengths).to(source.device());
+  const EncoderOutput encoded = encoder_(dropout_(source_embedding_(source)), lengths);
+  torch::nn::Embedding target_embedding = this->target_embedding();
+  const at::Tensor embedded = dropout_(target_embedding(target_in));  // [batch, tgt_len, E]
+  const DecoderSequence decoded = decoder_->forward(embedded, encoded, mask);
   // One large projection for all steps: the output layer dominates the cost at real vocabulary sizes.
   return {output_(dropout_(decoded.readouts)), decoded.attention};
 }

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "nmt/model/kernels.h"
-#include "nmt/model/tensor_version.h"
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #include <immintrin.h>
@@ -21,18 +20,19 @@
 #endif
 
 namespace nmt {
-namespace {
-
-constexpr std::int64_t kPanel = 16;      // output columns per packed panel (two AVX2 registers)
-constexpr std::int64_t kTileRows = 6;    // rows per register tile: 12 accumulators + 2 weights + 1 broadcast
-constexpr std::int64_t kChunkRows = 192; // rows per pass over the panels, so that they stay in L2
-constexpr std::int64_t kDepth = 256;     // k per pass: a panel's block is 16 KB, in L1 beside the rows
 
 // W [out, in] as panels: data[p][k][c] = W[16 p + c, k], zero for columns past `out`.
 struct PackedWeight {
   std::int64_t out = 0, in = 0, panels = 0;
   at::Tensor data;  // [panels, in, 16] float, 64-byte aligned (ATen's CPU allocator)
 };
+
+namespace {
+
+constexpr std::int64_t kPanel = 16;      // output columns per packed panel (two AVX2 registers)
+constexpr std::int64_t kTileRows = 6;    // rows per register tile: 12 accumulators + 2 weights + 1 broadcast
+constexpr std::int64_t kChunkRows = 192; // rows per pass over the panels, so that they stay in L2
+constexpr std::int64_t kDepth = 256;     // k per pass: a panel's block is 16 KB, in L1 beside the rows
 
 std::shared_ptr<const PackedWeight> pack(const at::Tensor& weight) {
   auto packed = std::make_shared<PackedWeight>();
@@ -48,40 +48,6 @@ std::shared_ptr<const PackedWeight> pack(const at::Tensor& weight) {
     for (std::int64_t k = 0; k < packed->in; ++k) column[k * kPanel] = w[n * s0 + k * s1];
   }
   return packed;
-}
-
-// Packed weights by the tensor they were packed from (TensorVersionKey): parameters of a loaded
-// model are packed once; a weight changed in place (an optimizer step) is repacked at its next use.
-class PackedWeightCache {
- public:
-  std::shared_ptr<const PackedWeight> get(const at::Tensor& weight) {
-    if (!TensorVersionKey::keyable(weight)) return pack(weight);
-    const std::lock_guard<std::mutex> lock(mutex_);
-    entries_.erase(std::remove_if(entries_.begin(), entries_.end(), [](const Entry& e) { return e.key.expired(); }),
-                   entries_.end());
-    for (Entry& e : entries_) {
-      if (!e.key.same_tensor(weight)) continue;
-      if (!e.key.matches(weight)) e = {TensorVersionKey(weight), pack(weight)};
-      return e.packed;
-    }
-    if (entries_.size() >= kMaxEntries) entries_.erase(entries_.begin());
-    entries_.push_back({TensorVersionKey(weight), pack(weight)});
-    return entries_.back().packed;
-  }
-
- private:
-  struct Entry {
-    TensorVersionKey key;
-    std::shared_ptr<const PackedWeight> packed;
-  };
-  static constexpr std::size_t kMaxEntries = 256;  // a model has a few dozen weights and views
-  std::mutex mutex_;
-  std::vector<Entry> entries_;
-};
-
-PackedWeightCache& packed_weights() {
-  static PackedWeightCache cache;
-  return cache;
 }
 
 // The chain in scalar code: y[r, n] = fma(x[r, k], W[n, k], ...) over k in order, + b[n] (or + 0).
@@ -190,15 +156,31 @@ bool cpu_has_avx2_fma() {
 }
 #endif
 
-// y [rows, out] = x [rows, in] W^T + b, all contiguous but W (any strides).
+// Whether float weights are packed for the AVX2 kernel on this CPU.
+bool packs(const at::Tensor& weight) {
+#if defined(NMT_HAS_AVX2_KERNEL)
+  return weight.scalar_type() == at::kFloat && weight.is_cpu() && cpu_has_avx2_fma();
+#else
+  (void)weight;
+  return false;
+#endif
+}
+
+// y [rows, out] = x [rows, in] W^T + b, all contiguous but W (any strides). `packed`: W packed,
+// when packs(W) (packed here when null).
 template <typename T>
-void row_invariant_product(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, at::Tensor& y) {
+void row_invariant_product(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias,
+                           const PackedWeight* packed, at::Tensor& y) {
   const std::int64_t rows = x.size(0), in = x.size(1), out = weight.size(0);
   const T* b = bias.defined() ? bias.data_ptr<T>() : nullptr;
 #if defined(NMT_HAS_AVX2_KERNEL)
   if constexpr (std::is_same_v<T, float>) {
-    if (cpu_has_avx2_fma()) {
-      const std::shared_ptr<const PackedWeight> packed = packed_weights().get(weight);
+    if (packs(weight)) {
+      std::shared_ptr<const PackedWeight> packed_here;
+      if (packed == nullptr) {
+        packed_here = pack(weight);
+        packed = packed_here.get();
+      }
       const float* xp = x.data_ptr<float>();
       float* yp = y.data_ptr<float>();
       // Threads (if any) take panels: every output is still one chain, whoever computes it.
@@ -217,7 +199,8 @@ void row_invariant_product(const at::Tensor& x, const at::Tensor& weight, const 
   });
 }
 
-at::Tensor chain_linear(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias, bool reference) {
+at::Tensor chain_linear(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias, bool reference,
+                        const PackedWeight* packed = nullptr) {
   TORCH_CHECK(weight.dim() == 2 && input.size(-1) == weight.size(1) &&
                   (!bias.defined() || (bias.dim() == 1 && bias.size(0) == weight.size(0))),
               "stable_linear: shapes do not match: input ", input.sizes(), ", weight ", weight.sizes(), ", bias ",
@@ -231,7 +214,7 @@ at::Tensor chain_linear(const at::Tensor& input, const at::Tensor& weight, const
                            weight.stride(1), weight.size(0), b.defined() ? b.data_ptr<scalar_t>() : nullptr,
                            y.data_ptr<scalar_t>());
     } else {
-      row_invariant_product<scalar_t>(x, weight, b, y);
+      row_invariant_product<scalar_t>(x, weight, b, packed, y);
     }
   });
   std::vector<std::int64_t> shape = input.sizes().vec();
@@ -246,6 +229,22 @@ at::Tensor stable_linear(const at::Tensor& input, const at::Tensor& weight, cons
     return at::linear(input, weight, bias);
   }
   return chain_linear(input, weight, bias, /*reference=*/false);
+}
+
+PackedLinear::PackedLinear(const at::Tensor& weight, const at::Tensor& bias, const c10::Device& device) {
+  TORCH_CHECK(weight.dim() == 2 && (!bias.defined() || (bias.dim() == 1 && bias.size(0) == weight.size(0))),
+              "PackedLinear: weight must be [out, in] and bias [out]");
+  const auto copy = [&](const at::Tensor& t) {
+    return t.detach().to(device, t.scalar_type(), /*non_blocking=*/false, /*copy=*/true).contiguous();
+  };
+  weight_ = copy(weight);
+  if (bias.defined()) bias_ = copy(bias);
+  if (packs(weight_)) packed_ = pack(weight_);
+}
+
+at::Tensor PackedLinear::operator()(const at::Tensor& input) const {
+  if (!inference_kernels_apply(input, weight_)) return at::linear(input, weight_, bias_);
+  return chain_linear(input, weight_, bias_, /*reference=*/false, packed_.get());
 }
 
 at::Tensor fma_chain_linear_reference(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias) {

@@ -52,7 +52,7 @@ struct NextBatch {
 
 class BeamSearch {
  public:
-  BeamSearch(IncrementalDecoder& model, const SearchOptions& options)
+  BeamSearch(const IncrementalDecoder& model, const SearchOptions& options)
       : model_(model), options_(options), vocab_(model.target_vocab_size()) {}
   std::vector<std::vector<Hypothesis>> run(const at::Tensor& source, const at::Tensor& lengths);
 
@@ -69,7 +69,7 @@ class BeamSearch {
   std::vector<at::Tensor> attention_of(const std::vector<const Final*>& finals) const;
   std::vector<std::vector<Hypothesis>> results() const;
 
-  IncrementalDecoder& model_;
+  const IncrementalDecoder& model_;
   const SearchOptions& options_;
   const std::int64_t vocab_;
   std::vector<Sentence> sentences_;
@@ -251,13 +251,13 @@ std::vector<std::vector<Hypothesis>> BeamSearch::run(const at::Tensor& source, c
   const auto on_device = [&](const auto& values, at::ScalarType type) {
     return at::tensor(values, type).to(source.device());
   };
-  DecoderState state = model_.encode(source, lengths);
+  DecoderStatePtr state = model_.encode(source, lengths);
   at::Tensor previous = at::full({batch}, SpecialIds::kBos, source.options().dtype(at::kLong));  // [rows]
   at::Tensor log_prob = at::zeros({batch}, source.options().dtype(at::kFloat));                 // r [rows]
   at::Tensor coverage;  // C [rows, src_len], only for the coverage penalty; sized by the first attention
 
   for (std::int64_t t = 0; !active_.empty(); ++t) {
-    StepOutput out = model_.step(state, previous);
+    StepOutput out = model_.step(*state, previous);
     std::vector<Ranked> ranked;
     if (constraints_apply(t, options_) || !out.log_probs.is_cpu() || out.log_probs.scalar_type() != at::kFloat) {
       at::Tensor candidates = (log_prob.unsqueeze(1) + out.log_probs.to(at::kFloat)).contiguous();  // [rows, V]
@@ -296,7 +296,7 @@ std::vector<std::vector<Hypothesis>> BeamSearch::run(const at::Tensor& source, c
     NextBatch rows = advance(next, at_limit);
     if (active_.empty()) break;
     const at::Tensor index = on_device(rows.parents, at::kLong);
-    state = out.state.select(index);
+    state = out.state->select(index);
     previous = on_device(rows.tokens, at::kLong);
     log_prob = on_device(rows.log_probs, at::kFloat);
     if (coverage.defined()) coverage = coverage.index_select(0, index);
@@ -367,7 +367,7 @@ std::vector<std::vector<Hypothesis>> BeamSearch::results() const {
 
 }  // namespace
 
-std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& model, const at::Tensor& source,
+std::vector<std::vector<Hypothesis>> beam_search(const IncrementalDecoder& model, const at::Tensor& source,
                                                  const at::Tensor& source_lengths, const SearchOptions& options) {
   options.validate();
   TORCH_CHECK(source.dim() == 2 && source_lengths.dim() == 1 && source_lengths.size(0) == source.size(0),

@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "nmt/model/decoder_state.h"
+#include "nmt/model/incremental_decoder.h"
 #include "nmt/search/search_options.h"
 
 namespace nmt {
@@ -18,7 +18,7 @@ namespace nmt {
 /// length limit. Fewer than n_best only when the constraints forbid every continuation.
 /// Each sentence's result depends on that sentence alone, not on its neighbours in the batch
 /// (given a model whose rows are batch invariant; see docs/search.md).
-std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& model, const at::Tensor& source,
+std::vector<std::vector<Hypothesis>> beam_search(const IncrementalDecoder& model, const at::Tensor& source,
                                                  const at::Tensor& source_lengths, const SearchOptions& options);
 
 }  // namespace nmt

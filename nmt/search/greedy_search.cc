@@ -50,7 +50,7 @@ BestTokens best_tokens(const at::Tensor& scores, const at::Tensor& offset) {
 
 }  // namespace
 
-std::vector<Hypothesis> greedy_search(IncrementalDecoder& model, const at::Tensor& source,
+std::vector<Hypothesis> greedy_search(const IncrementalDecoder& model, const at::Tensor& source,
                                       const at::Tensor& source_lengths, const SearchOptions& options) {
   options.validate();
   TORCH_CHECK(source.dim() == 2 && source_lengths.dim() == 1 && source_lengths.size(0) == source.size(0),
@@ -65,14 +65,14 @@ std::vector<Hypothesis> greedy_search(IncrementalDecoder& model, const at::Tenso
   std::vector<std::vector<at::Tensor>> attention(row_count);
   for (std::size_t i = 0; i < row_count; ++i) limit[i] = options.max_length(lengths[static_cast<std::int64_t>(i)].item<std::int64_t>() - 1);
 
-  DecoderState state = model.encode(source, lengths);
+  DecoderStatePtr state = model.encode(source, lengths);
   std::vector<std::int64_t> active(row_count);  // original row of each state row
   std::iota(active.begin(), active.end(), 0);
   at::Tensor previous = at::full({batch}, SpecialIds::kBos, source.options().dtype(at::kLong));
   at::Tensor log_prob = at::zeros({batch}, source.options().dtype(at::kFloat));  // r of each state row
 
   for (std::int64_t t = 0; !active.empty(); ++t) {
-    StepOutput out = model.step(state, previous);
+    StepOutput out = model.step(*state, previous);
     BestTokens best;
     if (constraints_apply(t, options)) {
       // r + log p in float32, as beam search adds them, so that beam 1 reproduces greedy bit for bit.
@@ -109,7 +109,7 @@ std::vector<Hypothesis> greedy_search(IncrementalDecoder& model, const at::Tenso
     }
     if (still_active.empty()) break;
     const auto device = previous.device();
-    state = still_active.size() != active.size() ? out.state.select(at::tensor(keep_rows, at::kLong).to(device))
+    state = still_active.size() != active.size() ? out.state->select(at::tensor(keep_rows, at::kLong).to(device))
                                                  : std::move(out.state);
     previous = at::tensor(next_ids, at::kLong).to(device);
     log_prob = at::tensor(next_scores, at::kFloat).to(device);

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "nmt/model/decoder_state.h"
+#include "nmt/model/incremental_decoder.h"
 #include "nmt/search/search_options.h"
 
 namespace nmt {
@@ -15,7 +15,7 @@ namespace nmt {
 /// Honours max/min length and no_repeat_ngram; beam_size, n_best and the penalties do not apply
 /// (score = log_prob). Equals beam_search with beam 1, lp none and beta 0, bit for bit.
 /// Returns one hypothesis per row, in row order.
-std::vector<Hypothesis> greedy_search(IncrementalDecoder& model, const at::Tensor& source,
+std::vector<Hypothesis> greedy_search(const IncrementalDecoder& model, const at::Tensor& source,
                                       const at::Tensor& source_lengths, const SearchOptions& options);
 
 }  // namespace nmt

@@ -96,7 +96,7 @@ void TranslateOptions::validate() const {
   }
 }
 
-Translator::Translator(IncrementalDecoder& model, Tokenizer source_tokenizer, Tokenizer target_tokenizer,
+Translator::Translator(const IncrementalDecoder& model, Tokenizer source_tokenizer, Tokenizer target_tokenizer,
                        TranslateOptions options, c10::Device device)
     : model_(model),
       source_tokenizer_(std::move(source_tokenizer)),
@@ -268,12 +268,12 @@ std::vector<double> Translator::score(const std::vector<std::string>& sources, c
       row[ids.size()] = SpecialIds::kEos;
     }
     target = target.to(device_);
-    DecoderState state = model_.encode(source.to(device_), source_lengths);
+    DecoderStatePtr state = model_.encode(source.to(device_), source_lengths);
     at::Tensor previous = at::full({rows}, SpecialIds::kBos, target.options());
     // Summed in float32 in step order, as the searches sum their scores.
     at::Tensor total = at::zeros({rows}, target.options().dtype(at::kFloat));
     for (std::int64_t t = 0; t < steps; ++t) {
-      StepOutput out = model_.step(state, previous);
+      StepOutput out = model_.step(*state, previous);
       const at::Tensor y = target.select(1, t);
       const at::Tensor log_p = out.log_probs.gather(1, y.clamp_min(0).unsqueeze(1)).squeeze(1).to(at::kFloat);
       total = at::where(y.ne(SpecialIds::kPad), total + log_p, total);
@@ -290,7 +290,7 @@ std::vector<double> Translator::score(const std::vector<std::string>& sources, c
   return scores;
 }
 
-std::vector<std::string> translate_greedy(IncrementalDecoder& model, const Tokenizer& source_tokenizer,
+std::vector<std::string> translate_greedy(const IncrementalDecoder& model, const Tokenizer& source_tokenizer,
                                           const Tokenizer& target_tokenizer, const std::vector<std::string>& sentences,
                                           TranslateOptions options, const c10::Device& device) {
   options.search.beam_size = 1;

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "nmt/data/tokenizer.h"
-#include "nmt/model/decoder_state.h"
+#include "nmt/model/incremental_decoder.h"
 #include "nmt/search/search_options.h"
 
 namespace nmt {
@@ -56,7 +56,7 @@ using TranslateProgress = std::function<void(std::size_t sentences, std::int64_t
 class Translator {
  public:
   /// The model must already be on `device` and in evaluation mode.
-  Translator(IncrementalDecoder& model, Tokenizer source_tokenizer, Tokenizer target_tokenizer,
+  Translator(const IncrementalDecoder& model, Tokenizer source_tokenizer, Tokenizer target_tokenizer,
              TranslateOptions options, c10::Device device);
 
   /// One Translation per sentence, in input order. An empty (or blank) line gives no hypotheses.
@@ -80,14 +80,14 @@ class Translator {
   /// Threads for translate(): options_.workers, or one per core (at most 4); 1 off the CPU.
   std::size_t worker_count() const;
 
-  IncrementalDecoder& model_;
+  const IncrementalDecoder& model_;
   Tokenizer source_tokenizer_, target_tokenizer_;
   TranslateOptions options_;
   c10::Device device_;
 };
 
 /// Greedy translations of `sentences` in input order (validation during training).
-std::vector<std::string> translate_greedy(IncrementalDecoder& model, const Tokenizer& source_tokenizer,
+std::vector<std::string> translate_greedy(const IncrementalDecoder& model, const Tokenizer& source_tokenizer,
                                           const Tokenizer& target_tokenizer, const std::vector<std::string>& sentences,
                                           TranslateOptions options, const c10::Device& device);
 

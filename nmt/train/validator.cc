@@ -10,6 +10,7 @@
 #include "nmt/data/batching.h"
 #include "nmt/data/text_file.h"
 #include "nmt/eval/bleu.h"
+#include "nmt/model/inference/inference_model.h"
 #include "nmt/search/translator.h"
 #include "nmt/train/loss.h"
 
@@ -74,7 +75,7 @@ ValidationResult Validator::run(Seq2Seq& model, const c10::Device& device) const
   translate.search.max_length_a = options_.max_length_a;
   translate.search.max_length_b = options_.max_length_b;
   translate.max_tokens = std::max<std::int64_t>(2 * max_tokens_, 1);
-  const auto hypotheses = translate_greedy(*model, source_tokenizer_, target_tokenizer_, sources_, translate, device);
+  const auto hypotheses = translate_greedy(*model->for_inference(device), source_tokenizer_, target_tokenizer_, sources_, translate, device);
   const BleuScore bleu = corpus_bleu(hypotheses, {references_});
   result.bleu = bleu.score;
   result.bleu_text = bleu.format();

@@ -5,6 +5,7 @@
 #include <torch/cuda.h>
 
 #include "nmt/model/checkpoint.h"
+#include "nmt/model/inference/inference_model.h"
 #include "nmt/model/seq2seq.h"
 #include "tests/model/model_test_util.h"
 #include "tests/test_util.h"
@@ -22,6 +23,10 @@ TEST(Device, CudaMatchesCpuForBothFaces) {
     model->eval();
     const Batch batch = test::varied_batch(config);
     const auto cpu = model->forward(batch.source, batch.source_lengths, batch.target_in);
+    const at::Tensor rows = at::tensor({1, 1, 0}, at::kLong), bos = at::full({3}, SpecialIds::kBos, at::kLong);
+    const auto cpu_inference = model->for_inference(c10::Device(c10::kCPU));
+    const StepOutput cpu_step =
+        cpu_inference->step(*cpu_inference->encode(batch.source, batch.source_lengths)->select(rows), bos);
     model->to(cuda);
     const Batch on_gpu = batch.to(cuda);
     EXPECT_EQ(on_gpu.source.device(), cuda);
@@ -29,10 +34,12 @@ TEST(Device, CudaMatchesCpuForBothFaces) {
     const auto gpu = model->forward(on_gpu.source, on_gpu.source_lengths, on_gpu.target_in);
     EXPECT_TRUE(at::allclose(gpu.logits.cpu(), cpu.logits, 1e-4, 1e-5));
     EXPECT_TRUE(at::allclose(gpu.attention.cpu(), cpu.attention, 1e-4, 1e-5));
-    DecoderState state = model->encode(on_gpu.source, on_gpu.source_lengths);
-    const StepOutput step = model->step(state.select(at::tensor({1, 1, 0}, at::kLong)),
-                                        at::full({3}, SpecialIds::kBos, at::kLong).to(cuda));
+    const auto inference = model->for_inference(cuda);
+    const StepOutput step =
+        inference->step(*inference->encode(on_gpu.source, on_gpu.source_lengths)->select(rows), bos.to(cuda));
     EXPECT_EQ(step.log_probs.device(), cuda);
+    EXPECT_TRUE(at::allclose(step.log_probs.cpu(), cpu_step.log_probs, 1e-4, 1e-5));
+    EXPECT_TRUE(at::allclose(step.attention.cpu(), cpu_step.attention, 1e-4, 1e-5));
   }
 }
 

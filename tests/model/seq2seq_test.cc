@@ -11,11 +11,14 @@
 
 #include "nmt/core/error.h"
 #include "nmt/data/tokenizer.h"
+#include "nmt/model/inference/inference_model.h"
 #include "tests/model/model_test_util.h"
 #include "tests/test_util.h"
 
 namespace nmt {
 namespace {
+
+const c10::Device kCpu(c10::kCPU);
 
 using Combination = std::tuple<AttentionType, DecoderStyle, std::int64_t>;
 
@@ -42,11 +45,14 @@ TEST_P(EveryArchitecture, ShapesOfBothFaces) {
   EXPECT_EQ(out.logits.sizes(), (std::vector<std::int64_t>{B, T, c.target_vocab_size}));
   EXPECT_EQ(out.attention.sizes(), (std::vector<std::int64_t>{B, T, S}));
 
-  const DecoderState state = model->encode(batch.source, batch.source_lengths);
+  const auto inference = model->for_inference(kCpu);
+  const DecoderStatePtr opaque = inference->encode(batch.source, batch.source_lengths);
+  const InferenceState& state = as_inference_state(*opaque);
+  EXPECT_EQ(state.batch_size(), B);
   EXPECT_EQ(state.memory.sizes(), (std::vector<std::int64_t>{B, S, 2 * c.encoder_hidden_size}));
   EXPECT_EQ(state.hidden.sizes(), (std::vector<std::int64_t>{c.decoder_layers, B, c.decoder_hidden_size}));
   EXPECT_EQ(state.feed.defined(), c.decoder_style == DecoderStyle::luong);
-  const StepOutput step = model->step(state, batch.target_in.select(1, 0));
+  const StepOutput step = inference->step(state, batch.target_in.select(1, 0));
   EXPECT_EQ(step.log_probs.sizes(), (std::vector<std::int64_t>{B, c.target_vocab_size}));
   EXPECT_EQ(step.attention.sizes(), (std::vector<std::int64_t>{B, S}));
   EXPECT_TRUE(at::allclose(step.log_probs.exp().sum(-1), at::ones({B}), 1e-5, 1e-5));
@@ -64,40 +70,41 @@ TEST_P(EveryArchitecture, SteppingReproducesTeacherForcing) {
   const Batch batch = test::varied_batch(c);
   const auto forced = model->forward(batch.source, batch.source_lengths, batch.target_in);
   const at::Tensor forced_log_probs = forced.logits.log_softmax(-1);
-  DecoderState state = model->encode(batch.source, batch.source_lengths);
+  const auto inference = model->for_inference(kCpu);
+  DecoderStatePtr state = inference->encode(batch.source, batch.source_lengths);
   for (std::int64_t t = 0; t < batch.target_in.size(1); ++t) {
-    StepOutput step = model->step(state, batch.target_in.select(1, t));
+    StepOutput step = inference->step(*state, batch.target_in.select(1, t));
     EXPECT_TRUE(at::allclose(step.log_probs, forced_log_probs.select(1, t), 1e-5, 1e-6)) << "step " << t;
     EXPECT_TRUE(at::allclose(step.attention, forced.attention.select(1, t), 1e-5, 1e-6)) << "step " << t;
     state = std::move(step.state);
   }
 }
 
-// In inference a step looks what depends only on the previous token up in a table of every target
-// word (Seq2SeqImpl::embedding_term_table) and reads the context through projections of the memory
-// (DecoderImpl::projected_step): the training-mode step's function to float rounding. Each
-// parameter the table reads, changed in place alone (as an optimizer step changes it), makes it
-// rebuild: a stale table would leave the inference step behind the training-mode one.
-TEST_P(EveryArchitecture, InferenceStepMatchesTrainingStepAndFollowsParameterUpdates) {
-  const ModelConfig c = config();  // dropout 0: training mode computes the same function
+// The inference model looks what depends only on the previous token up in a table of every target
+// word and reads the context through projections of the memory (inference_decoder.h): teacher
+// forcing's function to float rounding. It is a snapshot: each parameter the table reads, changed
+// in place alone (as an optimizer step changes it), reaches an inference model made after the
+// change, and never one made before.
+TEST_P(EveryArchitecture, InferenceModelMatchesTeacherForcingAndIsASnapshot) {
+  const ModelConfig c = config();
   at::manual_seed(1);
   Seq2Seq model(c);
+  model->eval();
   const Batch batch = test::varied_batch(c);
   c10::NoGradGuard no_grad;
-  const auto step_in = [&](bool training) {
-    model->train(training);  // training mode: no table, no projections, the products themselves
-    DecoderState state = model->encode(batch.source, batch.source_lengths);
-    EXPECT_EQ(state.projected.defined(), !training);
-    for (std::int64_t t = 0; t < 2; ++t) state = model->step(state, batch.target_in.select(1, t)).state;
-    return model->step(state, batch.target_in.select(1, 2));
+  const auto third_step = [&](const InferenceModel& inference) {
+    DecoderStatePtr state = inference.encode(batch.source, batch.source_lengths);
+    for (std::int64_t t = 0; t < 2; ++t) state = inference.step(*state, batch.target_in.select(1, t)).state;
+    return inference.step(*state, batch.target_in.select(1, 2));
   };
-  const auto expect_close = [](const StepOutput& a, const StepOutput& b, const std::string& what) {
-    EXPECT_TRUE(at::allclose(a.log_probs, b.log_probs, 1e-5, 1e-6)) << what;
-    EXPECT_TRUE(at::allclose(a.attention, b.attention, 1e-5, 1e-6)) << what;
-    EXPECT_TRUE(at::allclose(a.state.hidden, b.state.hidden, 1e-5, 1e-6)) << what;
+  const auto expect_forced = [&](const StepOutput& step, const std::string& what) {
+    const auto forced = model->forward(batch.source, batch.source_lengths, batch.target_in);
+    EXPECT_TRUE(at::allclose(step.log_probs, forced.logits.select(1, 2).log_softmax(-1), 1e-5, 1e-6)) << what;
+    EXPECT_TRUE(at::allclose(step.attention, forced.attention.select(1, 2), 1e-5, 1e-6)) << what;
   };
-  StepOutput before = step_in(false);
-  expect_close(before, step_in(true), "initial parameters");
+  std::unique_ptr<InferenceModel> inference = model->for_inference(kCpu);
+  StepOutput before = third_step(*inference);
+  expect_forced(before, "initial parameters");
 
   std::vector<std::string> read = {"target_embedding.weight", "decoder.rnn.weight_ih_l0", "decoder.rnn.bias_ih_l0"};
   if (c.decoder_style == DecoderStyle::bahdanau) {
@@ -106,56 +113,59 @@ TEST_P(EveryArchitecture, InferenceStepMatchesTrainingStepAndFollowsParameterUpd
   auto parameters = model->named_parameters();
   for (const std::string& name : read) {
     parameters[name].add_(0.25);
-    const StepOutput updated = step_in(false);
+    EXPECT_TRUE(at::equal(third_step(*inference).log_probs, before.log_probs)) << name << " reached an older snapshot";
+    inference = model->for_inference(kCpu);
+    const StepOutput updated = third_step(*inference);
     EXPECT_FALSE(at::equal(updated.log_probs, before.log_probs)) << name << ": the update did nothing";
-    expect_close(updated, step_in(true), name);
+    expect_forced(updated, name);
     before = updated;
   }
 }
 
-// The projected step with a tied output layer (R = E, not D) and rows that beam search reordered
-// and repeated (DecoderState::select: projections read through source_rows).
+// The inference step with a tied output layer (R = E, not D) and rows that beam search reordered
+// and repeated (InferenceState::select: projections read through source_rows).
 TEST(Seq2Seq, InferenceStepWithTiedOutputAndReorderedRows) {
   for (const DecoderStyle style : {DecoderStyle::bahdanau, DecoderStyle::luong}) {
     ModelConfig c = test::tiny_config(AttentionType::concat, style, 2);
     c.tie_output_embedding = true;
     at::manual_seed(9);
     Seq2Seq model(c);
+    model->eval();
     const Batch batch = test::varied_batch(c);
     const at::Tensor order = at::tensor({2, 0, 0, 4, 1}, at::kLong);
     c10::NoGradGuard no_grad;
-    const auto run = [&](bool training) {
-      model->train(training);
-      DecoderState state = model->encode(batch.source, batch.source_lengths);
-      state = model->step(state, batch.target_in.select(1, 0)).state.select(order);
-      return model->step(state, batch.target_in.select(1, 1).index_select(0, order));
-    };
-    const StepOutput inference = run(false), training = run(true);
-    EXPECT_TRUE(at::allclose(inference.log_probs, training.log_probs, 1e-5, 1e-6)) << to_string(style);
-    EXPECT_TRUE(at::allclose(inference.state.hidden, training.state.hidden, 1e-5, 1e-6)) << to_string(style);
-    EXPECT_TRUE(at::equal(inference.log_probs[1], inference.log_probs[2])) << "a repeated row";
+    const auto forced = model->forward(batch.source, batch.source_lengths, batch.target_in);
+    const auto inference = model->for_inference(kCpu);
+    DecoderStatePtr state = inference->encode(batch.source, batch.source_lengths);
+    state = inference->step(*state, batch.target_in.select(1, 0)).state->select(order);
+    const StepOutput step = inference->step(*state, batch.target_in.select(1, 1).index_select(0, order));
+    const at::Tensor expected = forced.logits.select(1, 1).log_softmax(-1).index_select(0, order);
+    EXPECT_TRUE(at::allclose(step.log_probs, expected, 1e-5, 1e-6)) << to_string(style);
+    EXPECT_TRUE(at::allclose(step.attention, forced.attention.select(1, 1).index_select(0, order), 1e-5, 1e-6));
+    EXPECT_TRUE(at::equal(step.log_probs[1], step.log_probs[2])) << "a repeated row";
   }
 }
 
-// A state encoded for inference but stepped with autograd on takes the equations as written (the
-// memory is in the state too) instead of the inference kernels, which refuse gradients.
-TEST(Seq2Seq, InferenceStateSteppedWithGradientsFallsBackToTheEquations) {
+// The inference model holds copies without gradients: with autograd on it computes the same bits
+// with the same kernels, and its outputs record no graph.
+TEST(Seq2Seq, InferenceModelIgnoresGradMode) {
   const ModelConfig c = test::tiny_config(AttentionType::bahdanau, DecoderStyle::bahdanau);
   at::manual_seed(10);
   Seq2Seq model(c);
-  model->eval();
   const Batch batch = test::varied_batch(c);
-  DecoderState state;
+  const auto inference = model->for_inference(kCpu);
+  const auto first_step = [&] {
+    return inference->step(*inference->encode(batch.source, batch.source_lengths), batch.target_in.select(1, 0));
+  };
   StepOutput without;
   {
     c10::NoGradGuard no_grad;
-    state = model->encode(batch.source, batch.source_lengths);
-    without = model->step(state, batch.target_in.select(1, 0));
+    without = first_step();
   }
-  ASSERT_TRUE(state.projected.defined());
-  const StepOutput with = model->step(state, batch.target_in.select(1, 0));
-  EXPECT_TRUE(with.log_probs.requires_grad());
-  EXPECT_TRUE(at::allclose(with.log_probs.detach(), without.log_probs, 1e-5, 1e-6));
+  const StepOutput with = first_step();
+  EXPECT_FALSE(with.log_probs.requires_grad());
+  EXPECT_TRUE(at::equal(with.log_probs, without.log_probs));
+  EXPECT_TRUE(at::equal(with.attention, without.attention));
 }
 
 TEST_P(EveryArchitecture, PaddingNeverChangesARealSentence) {
@@ -168,12 +178,15 @@ TEST_P(EveryArchitecture, PaddingNeverChangesARealSentence) {
   const auto corpus = ParallelCorpus::from_sequences(source, target);
   const Batch batch = make_batch(corpus, {0, 1, 2, 3});
   const auto together = model->forward(batch.source, batch.source_lengths, batch.target_in);
-  const DecoderState together_state = model->encode(batch.source, batch.source_lengths);
+  const auto inference = model->for_inference(kCpu);
+  const DecoderStatePtr together_opaque = inference->encode(batch.source, batch.source_lengths);
+  const InferenceState& together_state = as_inference_state(*together_opaque);
   for (std::int64_t row = 0; row < batch.size(); ++row) {
     const Batch alone = make_batch(corpus, {batch.indices[static_cast<std::size_t>(row)]});
     const auto single = model->forward(alone.source, alone.source_lengths, alone.target_in);
     const std::int64_t S = alone.source.size(1), T = alone.target_in.size(1);
-    const DecoderState single_state = model->encode(alone.source, alone.source_lengths);
+    const DecoderStatePtr single_opaque = inference->encode(alone.source, alone.source_lengths);
+    const InferenceState& single_state = as_inference_state(*single_opaque);
     EXPECT_TRUE(at::allclose(together_state.memory[row].slice(0, 0, S), single_state.memory[0], 1e-5, 1e-5));
     EXPECT_TRUE(at::allclose(together_state.hidden.select(1, row), single_state.hidden.select(1, 0), 1e-5, 1e-5));
     const at::Tensor log_probs = together.logits[row].slice(0, 0, T).log_softmax(-1);
@@ -233,27 +246,27 @@ TEST(Seq2Seq, StateSelectReordersAndRepeatsRows) {
   const ModelConfig c = test::tiny_config(AttentionType::general, DecoderStyle::luong, 2);
   at::manual_seed(5);
   Seq2Seq model(c);
-  model->eval();
+  const auto inference = model->for_inference(kCpu);
   const Batch batch = test::varied_batch(c);
-  const DecoderState state = model->encode(batch.source, batch.source_lengths);
+  c10::NoGradGuard no_grad;
+  const DecoderStatePtr opaque = inference->encode(batch.source, batch.source_lengths);
   const at::Tensor order = at::tensor({2, 0, 0, 4}, at::kLong);
-  const DecoderState picked = state.select(order);
-  EXPECT_EQ(picked.batch_size(), 4);
-  const StepOutput all = model->step(state, batch.target_in.select(1, 0));
-  const StepOutput some = model->step(picked, batch.target_in.select(1, 0).index_select(0, order));
+  const DecoderStatePtr picked_opaque = opaque->select(order);
+  EXPECT_EQ(picked_opaque->batch_size(), 4);
+  const StepOutput all = inference->step(*opaque, batch.target_in.select(1, 0));
+  const StepOutput some = inference->step(*picked_opaque, batch.target_in.select(1, 0).index_select(0, order));
   EXPECT_TRUE(at::allclose(some.log_probs, all.log_probs.index_select(0, order), 1e-6, 1e-6));
+  EXPECT_TRUE(at::allclose(some.attention, all.attention.index_select(0, order), 1e-6, 1e-6));
   EXPECT_TRUE(at::equal(some.log_probs[1], some.log_probs[2]));
-  // Memory and keys are shared, not copied: the row index composes over selections.
+  // Memory, keys and projections are shared, not copied: the row index composes over selections.
+  const InferenceState& state = as_inference_state(*opaque);
+  const InferenceState& picked = as_inference_state(*picked_opaque);
   EXPECT_EQ(picked.memory.data_ptr(), state.memory.data_ptr());
   EXPECT_EQ(picked.keys.data_ptr(), state.keys.data_ptr());
+  EXPECT_EQ(picked.projected.data_ptr(), state.projected.data_ptr());
   EXPECT_TRUE(at::equal(picked.source_rows, order));
-  const DecoderState twice = picked.select(at::tensor({3, 0}, at::kLong));
-  EXPECT_TRUE(at::equal(twice.source_rows, at::tensor({4, 2}, at::kLong)));
-  // Without autograd the search's kernels read memory rows through the index: same numbers.
-  c10::NoGradGuard no_grad;
-  const StepOutput kernels = model->step(picked, batch.target_in.select(1, 0).index_select(0, order));
-  EXPECT_TRUE(at::allclose(kernels.log_probs, some.log_probs, 1e-5, 1e-6));
-  EXPECT_TRUE(at::allclose(kernels.attention, some.attention, 1e-5, 1e-6));
+  const DecoderStatePtr twice = picked.select(at::tensor({3, 0}, at::kLong));
+  EXPECT_TRUE(at::equal(as_inference_state(*twice).source_rows, at::tensor({4, 2}, at::kLong)));
 }
 
 TEST(Seq2Seq, SharedEmbeddingsTyingAndBridgeChangeParameters) {

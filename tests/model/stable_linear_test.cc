@@ -94,6 +94,31 @@ TEST(StableLinear, AWeightChangedInPlaceIsRepackedAndANewWeightIsNotConfused) {
   }
 }
 
+// PackedLinear packs once and computes the same chains: the same bits as stable_linear for a weight
+// view and any row count, from a snapshot that later changes to the weight never reach.
+TEST(StableLinear, PackedLinearIsTheSameChainOverASnapshot) {
+  at::manual_seed(16);
+  const at::Tensor w = at::randn({40, 70}), b = at::randn({37});
+  const at::Tensor view = w.slice(/*dim=*/0, 1, 38).slice(/*dim=*/1, 3, 67);  // [37, 64], strided
+  const PackedLinear packed(view, b, c10::Device(c10::kCPU));
+  for (const std::int64_t rows : {1, 5, 6, 13, 200}) {
+    const at::Tensor x = at::randn({rows, 64});
+    expect_identical(packed(x), fma_chain_linear_reference(x, view, b), "rows " + std::to_string(rows));
+    expect_identical(packed(x), stable_linear(x, view, b), "stable_linear, rows " + std::to_string(rows));
+  }
+  const at::Tensor x = at::randn({3, 2, 64});  // leading dimensions, and autograd on: no graph to record
+  const at::Tensor before = packed(x);
+  EXPECT_EQ(before.sizes(), (std::vector<std::int64_t>{3, 2, 37}));
+  EXPECT_FALSE(before.requires_grad());
+  w.mul_(2);
+  b.add_(1);
+  EXPECT_TRUE(packed(x).equal(before)) << "a snapshot";
+  EXPECT_FALSE(stable_linear(x, view, b).equal(before));
+  const at::Tensor wanting_grad = x.clone().requires_grad_(true);  // autograd: at::linear, same function
+  EXPECT_TRUE(packed(wanting_grad).requires_grad());
+  EXPECT_TRUE(at::allclose(packed(wanting_grad), before, 1e-5, 1e-6));
+}
+
 TEST(StableLinear, AutogradAndDoubleStillWork) {
   at::manual_seed(15);
   const at::Tensor x = at::randn({3, 8}, at::kDouble).requires_grad_(true);

@@ -16,6 +16,7 @@
 
 #include "nmt/core/error.h"
 #include "nmt/data/tokenizer.h"
+#include "nmt/model/inference/inference_model.h"
 #include "nmt/model/seq2seq.h"
 #include "nmt/search/greedy_search.h"
 #include "tests/model/model_test_util.h"
@@ -69,7 +70,7 @@ std::pair<at::Tensor, at::Tensor> source_tensors(const std::vector<Tokens>& sent
 }
 
 // Searches sentences[ids] batch by batch (greedy: one hypothesis each); results by sentence id.
-std::vector<std::vector<Hypothesis>> search_in_batches(IncrementalDecoder& model, const std::vector<Tokens>& sentences,
+std::vector<std::vector<Hypothesis>> search_in_batches(const IncrementalDecoder& model, const std::vector<Tokens>& sentences,
                                                        const std::vector<std::vector<std::size_t>>& batches,
                                                        const SearchOptions& options, bool greedy) {
   std::vector<std::vector<Hypothesis>> out(sentences.size());
@@ -104,7 +105,7 @@ std::vector<std::vector<std::size_t>> batches_of(const std::vector<std::size_t>&
 
 // Each sentence alone, and among neighbours in batches of 3, 7 (reversed), 4 (shuffled) and all:
 // the same tokens, and scores and attention that differ by at most `tolerance` (0: bit for bit).
-void expect_batch_invariant(IncrementalDecoder& model, const std::vector<Tokens>& sentences,
+void expect_batch_invariant(const IncrementalDecoder& model, const std::vector<Tokens>& sentences,
                             const SearchOptions& options, bool greedy, double tolerance) {
   const std::size_t n = sentences.size();
   std::vector<std::size_t> reversed = iota(n), shuffled = iota(n);
@@ -447,6 +448,7 @@ using Architecture = std::tuple<AttentionType, DecoderStyle>;
 
 struct Trained {
   Seq2Seq model{nullptr};
+  std::shared_ptr<const InferenceModel> inference;  // what search steps
   std::vector<std::vector<int>> sources;
 };
 
@@ -480,13 +482,14 @@ const Trained& trained(const Architecture& architecture) {
     optimizer.step();
   }
   t.model->eval();
+  t.inference = t.model->for_inference(c10::Device(c10::kCPU));
   return t;
 }
 
 class RealModel : public ::testing::TestWithParam<Architecture> {
  protected:
   void SetUp() override {
-    model_ = trained(GetParam()).model;
+    model_ = trained(GetParam()).inference;
     sentences_ = trained(GetParam()).sources;
   }
 
@@ -496,7 +499,7 @@ class RealModel : public ::testing::TestWithParam<Architecture> {
   }
   std::vector<std::size_t> all() const { return iota(sentences_.size()); }
 
-  Seq2Seq model_{nullptr};
+  std::shared_ptr<const InferenceModel> model_;
   std::vector<std::vector<int>> sentences_;
 };
 

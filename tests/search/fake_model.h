@@ -1,7 +1,7 @@
 // A scripted model for search tests: row r of the batch given to encode() emits script[r] token by
 // token (then EOS), with log-probability -0.1 for the scripted token, -3.0 for token 5 (the
 // runner-up) and -8.0 for every other token. Attention at step t is one-hot at source position
-// t mod length. The row identity travels in DecoderState.hidden and the step in .feed, so beams
+// t mod length. Each row's identity and step travel in the fakes' own state (FakeState), so beams
 // and finished rows that are reordered or dropped keep their scripts.
 #pragma once
 
@@ -9,51 +9,72 @@
 
 #include <functional>
 #include <initializer_list>
+#include <memory>
 #include <vector>
 
 #include "nmt/data/tokenizer.h"
-#include "nmt/model/decoder_state.h"
+#include "nmt/model/incremental_decoder.h"
 
 namespace nmt::test {
 
-/// The state both fakes start from: one-dimensional zero memory, the real-position mask, each row's
-/// identity in hidden, and `feed` (what each fake carries from step to step).
-inline DecoderState fake_state(const at::Tensor& source, const at::Tensor& source_lengths, at::Tensor feed) {
-  const std::int64_t batch = source.size(0);
-  DecoderState state;
-  state.memory = at::zeros({batch, source.size(1), 1});
-  state.keys = state.memory;
-  state.mask = at::arange(source.size(1)).unsqueeze(0) < source_lengths.unsqueeze(1);
-  state.hidden = at::arange(batch, at::kFloat).view({1, batch, 1});
-  state.feed = std::move(feed);
+/// The fakes' own state, opaque to search like the real model's: per row, the row of the batch
+/// given to encode() it descends from, and what the fake carries from step to step.
+struct FakeState final : DecoderState {
+  at::Tensor source;   // [sources, src_len] int64: the batch given to encode() (shared, never copied)
+  at::Tensor lengths;  // [sources] int64: its real lengths
+  at::Tensor origin;   // [batch] int64: the source row of each row
+  at::Tensor carry;    // [batch, K] float: the fake's per-row memory
+
+  std::int64_t batch_size() const override { return origin.size(0); }
+  DecoderStatePtr select(const at::Tensor& indices) const override {
+    auto picked = std::make_shared<FakeState>(*this);
+    picked->origin = origin.index_select(0, indices.to(at::kCPU));
+    picked->carry = carry.index_select(0, indices.to(at::kCPU));
+    return picked;
+  }
+  std::size_t row_origin(std::int64_t r) const { return static_cast<std::size_t>(origin[r].item<std::int64_t>()); }
+  std::int64_t row_length(std::int64_t r) const { return lengths[origin[r]].item<std::int64_t>(); }
+  /// A new state for the next step: the same rows, carry to be filled in.
+  std::shared_ptr<FakeState> next() const { return std::make_shared<FakeState>(*this); }
+};
+
+/// The state both fakes start from: row r descends from source row r and carries `carry`.
+inline DecoderStatePtr fake_state(const at::Tensor& source, const at::Tensor& source_lengths, at::Tensor carry) {
+  auto state = std::make_shared<FakeState>();
+  state->source = source;
+  state->lengths = source_lengths.to(at::kCPU, at::kLong);
+  state->origin = at::arange(source.size(0), at::kLong);
+  state->carry = std::move(carry);
   return state;
 }
+
+inline const FakeState& fake(const DecoderState& state) { return dynamic_cast<const FakeState&>(state); }
 
 class FakeModel : public IncrementalDecoder {
  public:
   FakeModel(std::vector<std::vector<int>> scripts, std::int64_t vocab) : scripts_(std::move(scripts)), vocab_(vocab) {}
 
-  DecoderState encode(const at::Tensor& source, const at::Tensor& source_lengths) override {
-    return fake_state(source, source_lengths, at::zeros({source.size(0), 1}));
+  DecoderStatePtr encode(const at::Tensor& source, const at::Tensor& source_lengths) const override {
+    return fake_state(source, source_lengths, at::zeros({source.size(0), 1}));  // carry: the step
   }
 
-  StepOutput step(const DecoderState& state, const at::Tensor& previous_tokens) override {
+  StepOutput step(const DecoderState& opaque, const at::Tensor& previous_tokens) const override {
+    const FakeState& state = fake(opaque);
     ++steps_;
     const std::int64_t batch = previous_tokens.size(0);
     batch_sizes_.push_back(batch);
     at::Tensor log_probs = at::full({batch, vocab_}, -8.0);
-    at::Tensor attention = at::zeros_like(state.mask, at::kFloat);
+    at::Tensor attention = at::zeros({batch, state.source.size(1)});
     for (std::int64_t r = 0; r < batch; ++r) {
-      const auto row = static_cast<std::size_t>(state.hidden[0][r][0].item<float>());
-      const auto t = static_cast<std::size_t>(state.feed[r][0].item<float>());
+      const std::size_t row = state.row_origin(r);
+      const auto t = static_cast<std::size_t>(state.carry[r][0].item<float>());
       const int token = t < scripts_[row].size() ? scripts_[row][t] : SpecialIds::kEos;
       log_probs[r][5] = -3.0;
       log_probs[r][token] = -0.1;
-      const std::int64_t length = state.mask[r].sum().item<std::int64_t>();
-      attention[r][static_cast<std::int64_t>(t) % length] = 1.0;
+      attention[r][static_cast<std::int64_t>(t) % state.row_length(r)] = 1.0;
     }
-    DecoderState next = state;
-    next.feed = state.feed + 1;
+    auto next = state.next();
+    next->carry = state.carry + 1;
     return {log_probs, attention, next};
   }
 
@@ -64,43 +85,43 @@ class FakeModel : public IncrementalDecoder {
  private:
   std::vector<std::vector<int>> scripts_;
   std::int64_t vocab_;
-  int steps_ = 0;
-  std::vector<std::int64_t> batch_sizes_;
+  mutable int steps_ = 0;
+  mutable std::vector<std::int64_t> batch_sizes_;
 };
 
 /// A model whose log-probabilities are any function of (row given to encode(), tokens so far), for
 /// beam search tests where hypotheses of one sentence must see different distributions. Attention
 /// is one-hot at source position (previous token mod length), so each row depends on the
-/// hypothesis' own history. Each row's tokens travel in DecoderState.feed (-1 past the end).
+/// hypothesis' own history. Each row's tokens travel in its carry (-1 past the end).
 class PrefixModel : public IncrementalDecoder {
  public:
   using Rule = std::function<std::vector<float>(std::size_t row, const std::vector<int>& prefix)>;
   PrefixModel(Rule rule, std::int64_t vocab) : rule_(std::move(rule)), vocab_(vocab) {}
 
-  DecoderState encode(const at::Tensor& source, const at::Tensor& source_lengths) override {
+  DecoderStatePtr encode(const at::Tensor& source, const at::Tensor& source_lengths) const override {
     return fake_state(source, source_lengths, at::full({source.size(0), kMaxTokens}, -1.0));
   }
 
-  StepOutput step(const DecoderState& state, const at::Tensor& previous_tokens) override {
+  StepOutput step(const DecoderState& opaque, const at::Tensor& previous_tokens) const override {
+    const FakeState& state = fake(opaque);
     const std::int64_t batch = previous_tokens.size(0);
     batch_sizes_.push_back(batch);
     at::Tensor log_probs = at::empty({batch, vocab_});
-    at::Tensor attention = at::zeros_like(state.mask, at::kFloat);
-    DecoderState next = state;
-    next.feed = state.feed.clone();
+    at::Tensor attention = at::zeros({batch, state.source.size(1)});
+    auto next = state.next();
+    next->carry = state.carry.clone();
     for (std::int64_t r = 0; r < batch; ++r) {
       std::vector<int> prefix;
-      for (std::int64_t t = 0; t < kMaxTokens && state.feed[r][t].item<float>() >= 0; ++t) {
-        prefix.push_back(static_cast<int>(state.feed[r][t].item<float>()));
+      for (std::int64_t t = 0; t < kMaxTokens && state.carry[r][t].item<float>() >= 0; ++t) {
+        prefix.push_back(static_cast<int>(state.carry[r][t].item<float>()));
       }
       const auto previous = static_cast<int>(previous_tokens[r].item<std::int64_t>());
       if (previous != SpecialIds::kBos) {
-        next.feed[r][static_cast<std::int64_t>(prefix.size())] = previous;
+        next->carry[r][static_cast<std::int64_t>(prefix.size())] = previous;
         prefix.push_back(previous);
       }
-      const std::vector<float> row = rule_(static_cast<std::size_t>(state.hidden[0][r][0].item<float>()), prefix);
-      log_probs[r] = at::tensor(row);
-      attention[r][previous % state.mask[r].sum().item<std::int64_t>()] = 1.0;
+      log_probs[r] = at::tensor(rule_(state.row_origin(r), prefix));
+      attention[r][previous % state.row_length(r)] = 1.0;
     }
     return {log_probs, attention, next};
   }
@@ -112,7 +133,7 @@ class PrefixModel : public IncrementalDecoder {
   static constexpr std::int64_t kMaxTokens = 64;
   Rule rule_;
   std::int64_t vocab_;
-  std::vector<std::int64_t> batch_sizes_;
+  mutable std::vector<std::int64_t> batch_sizes_;
 };
 
 /// A model whose outputs for a row depend only on that row's source tokens and its own tokens so
@@ -123,34 +144,28 @@ class HashModel : public IncrementalDecoder {
  public:
   explicit HashModel(std::int64_t vocab) : vocab_(vocab) {}
 
-  DecoderState encode(const at::Tensor& source, const at::Tensor& source_lengths) override {
-    const std::int64_t batch = source.size(0);
-    DecoderState state;
-    state.mask = at::arange(source.size(1)).unsqueeze(0) < source_lengths.unsqueeze(1);
-    state.memory = source.masked_fill(state.mask.logical_not(), 0).to(at::kFloat).unsqueeze(2);  // the tokens
-    state.keys = state.memory;
-    state.hidden = at::zeros({1, batch, 1});
-    state.feed = at::full({batch, kMaxTokens}, -1.0);
-    return state;
+  DecoderStatePtr encode(const at::Tensor& source, const at::Tensor& source_lengths) const override {
+    return fake_state(source, source_lengths, at::full({source.size(0), kMaxTokens}, -1.0));
   }
 
-  StepOutput step(const DecoderState& state, const at::Tensor& previous_tokens) override {
+  StepOutput step(const DecoderState& opaque, const at::Tensor& previous_tokens) const override {
+    const FakeState& state = fake(opaque);
     const std::int64_t batch = previous_tokens.size(0);
     at::Tensor log_probs = at::empty({batch, vocab_});
-    at::Tensor attention = at::zeros_like(state.mask, at::kFloat);
-    DecoderState next = state;
-    next.feed = state.feed.clone();
+    at::Tensor attention = at::zeros({batch, state.source.size(1)});
+    auto next = state.next();
+    next->carry = state.carry.clone();
     for (std::int64_t r = 0; r < batch; ++r) {
       std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the source and the prefix
       const auto mix = [&h](std::int64_t v) { h = (h ^ static_cast<std::uint64_t>(v + 7)) * 1099511628211ull; };
-      const std::int64_t length = state.mask[r].sum().item<std::int64_t>();
-      const std::int64_t source = state.source_rows.defined() ? state.source_rows[r].item<std::int64_t>() : r;
-      for (std::int64_t j = 0; j < length; ++j) mix(static_cast<std::int64_t>(state.memory[source][j][0].item<float>()));
+      const std::int64_t length = state.row_length(r);
+      const auto source = static_cast<std::int64_t>(state.row_origin(r));
+      for (std::int64_t j = 0; j < length; ++j) mix(state.source[source][j].item<std::int64_t>());
       std::int64_t t = 0;
-      for (; t < kMaxTokens && state.feed[r][t].item<float>() >= 0; ++t) mix(static_cast<std::int64_t>(state.feed[r][t].item<float>()));
+      for (; t < kMaxTokens && state.carry[r][t].item<float>() >= 0; ++t) mix(static_cast<std::int64_t>(state.carry[r][t].item<float>()));
       const std::int64_t previous = previous_tokens[r].item<std::int64_t>();
       if (previous != SpecialIds::kBos) {
-        next.feed[r][t] = static_cast<float>(previous);
+        next->carry[r][t] = static_cast<float>(previous);
         mix(previous);
       }
       for (std::int64_t w = 0; w < vocab_; ++w) {

@@ -8,6 +8,7 @@
 #include <torch/types.h>
 
 #include "nmt/core/error.h"
+#include "nmt/model/inference/inference_model.h"
 #include "nmt/model/seq2seq.h"
 #include "nmt/search/translation_output.h"
 #include "tests/model/model_test_util.h"
@@ -28,16 +29,16 @@ const std::vector<std::string> kSentences = {
 
 // Sizes are multiples of 16: the condition under which results are bit-for-bit batch invariant
 // (docs/search.md, "Batch invariance").
-Seq2Seq random_model(const Tokenizer& tokenizer, AttentionType attention = AttentionType::bahdanau,
-                     DecoderStyle style = DecoderStyle::bahdanau) {
+std::unique_ptr<InferenceModel> random_model(const Tokenizer& tokenizer,
+                                             AttentionType attention = AttentionType::bahdanau,
+                                             DecoderStyle style = DecoderStyle::bahdanau) {
   ModelConfig config = test::tiny_config(attention, style);
   config.embedding_size = config.decoder_hidden_size = config.attention_size = 32;
   config.encoder_hidden_size = 16;
   config.source_vocab_size = config.target_vocab_size = tokenizer.vocab_size();
   at::manual_seed(7);
   Seq2Seq model(config);
-  model->eval();
-  return model;
+  return model->for_inference(c10::Device(c10::kCPU));
 }
 
 TranslateOptions options(std::int64_t beam) {
@@ -57,7 +58,7 @@ TEST(Translator, KeepsInputOrderAndEmptyLinesAndIsBatchInvariantBitForBit) {
   for (const auto style : {DecoderStyle::bahdanau, DecoderStyle::luong})
   for (const std::int64_t beam : {1, 3}) {
     SCOPED_TRACE(to_string(attention) + " " + to_string(style) + " beam " + std::to_string(beam));
-    Seq2Seq model = random_model(tok, attention, style);
+    const auto model = random_model(tok, attention, style);
     TranslateOptions batched_options = options(beam);
     batched_options.search.coverage_beta = 0.2;
     Translator batched(*model, tok, tok, batched_options, at::kCPU);
@@ -82,7 +83,7 @@ TEST(Translator, KeepsInputOrderAndEmptyLinesAndIsBatchInvariantBitForBit) {
 
 TEST(Translator, LongInputsAreTruncatedOrRejectedNamingTheLine) {
   const Tokenizer& tok = test::toy_tokenizer();
-  Seq2Seq model = random_model(tok);
+  const auto model = random_model(tok);
   TranslateOptions o = options(1);
   o.max_source_length = 5;
   Translator truncating(*model, tok, tok, o, at::kCPU);
@@ -97,7 +98,7 @@ TEST(Translator, LongInputsAreTruncatedOrRejectedNamingTheLine) {
 
 TEST(Translator, ForcedDecodingSumsTheStepLogProbabilities) {
   const Tokenizer& tok = test::toy_tokenizer();
-  Seq2Seq model = random_model(tok);
+  const auto model = random_model(tok);
   const std::vector<std::string> sources = {kSentences[0], kSentences[2], "", kSentences[4]};
   const std::vector<std::string> targets = {"And God said, Let there be light.", "", "Day", "And God saw the light."};
   TranslateOptions o = options(1);
@@ -113,11 +114,11 @@ TEST(Translator, ForcedDecodingSumsTheStepLogProbabilities) {
     y.push_back(SpecialIds::kEos);
     EXPECT_EQ(tokens[i], static_cast<std::int64_t>(y.size()));
     const at::Tensor source = at::tensor(std::vector<std::int64_t>(x.begin(), x.end())).unsqueeze(0);
-    DecoderState state = model->encode(source, at::tensor({static_cast<std::int64_t>(x.size())}));
+    DecoderStatePtr state = model->encode(source, at::tensor({static_cast<std::int64_t>(x.size())}));
     std::int64_t previous = SpecialIds::kBos;
     double expected = 0;
     for (int token : y) {
-      StepOutput step = model->step(state, at::tensor({previous}));
+      StepOutput step = model->step(*state, at::tensor({previous}));
       expected += step.log_probs[0][token].item<double>();
       state = std::move(step.state);
       previous = token;
@@ -180,7 +181,7 @@ TEST(Translator, FormatsScoresAndNBestLines) {
 
 TEST(Translator, OptionsAreValidated) {
   const Tokenizer& tok = test::toy_tokenizer();
-  Seq2Seq model = random_model(tok);
+  const auto model = random_model(tok);
   TranslateOptions o = options(1);
   o.max_tokens = 0;
   EXPECT_THROW_WITH(Translator(*model, tok, tok, o, at::kCPU), ConfigError, "--batch-tokens must be >= 1");

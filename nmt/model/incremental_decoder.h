@@ -1,0 +1,42 @@
+// What search needs from a model: an initial state per batch, one decoding step, and a state that
+// can be reordered along the batch (beam) dimension. Search includes only this header; the state is
+// opaque to it (the model's own state is InferenceState, nmt/model/inference/inference_state.h).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <memory>
+
+namespace nmt {
+
+/// A batch's decoder state. Search may only pick rows of it.
+class DecoderState {
+ public:
+  virtual ~DecoderState() = default;
+  virtual std::int64_t batch_size() const = 0;
+  /// Rows `indices` [n] (int64 on any device, any order, repeats allowed): reorders beams or
+  /// expands a batch. The state itself is not changed.
+  virtual std::shared_ptr<const DecoderState> select(const at::Tensor& indices) const = 0;
+};
+using DecoderStatePtr = std::shared_ptr<const DecoderState>;
+
+struct StepOutput {
+  at::Tensor log_probs;  // [batch, target_vocab] log p(y_t | y_<t, x)
+  at::Tensor attention;  // [batch, src_len]
+  DecoderStatePtr state;
+};
+
+/// The incremental face of a translation model. Implementations are safe to step from several
+/// threads at once (the translator's workers share one model).
+class IncrementalDecoder {
+ public:
+  virtual ~IncrementalDecoder() = default;
+  /// source [batch, src_len] int64 (x_1 .. x_n EOS, padded), source_lengths [batch] int64 on the CPU.
+  virtual DecoderStatePtr encode(const at::Tensor& source, const at::Tensor& source_lengths) const = 0;
+  /// previous_tokens [batch] int64 (BOS at the first step); state as encode() or a step returned it.
+  virtual StepOutput step(const DecoderState& state, const at::Tensor& previous_tokens) const = 0;
+  virtual std::int64_t target_vocab_size() const = 0;
+};
+
+}  // namespace nmt

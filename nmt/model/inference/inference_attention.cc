@@ -1,0 +1,32 @@
+#include "nmt/model/inference/inference_attention.h"
+
+#include <ATen/ATen.h>
+
+#include <limits>
+
+#include "nmt/model/kernels.h"
+
+namespace nmt {
+
+InferenceAttention::InferenceAttention(const AttentionParts& parts, const c10::Device& device) {
+  if (parts.key_weight.defined()) key_layer_ = PackedLinear(parts.key_weight, at::Tensor(), device);
+  if (parts.query_weight.defined()) query_layer_ = PackedLinear(parts.query_weight, at::Tensor(), device);
+  if (parts.v.defined()) v_ = parts.v.detach().to(device, parts.v.scalar_type(), false, /*copy=*/true).contiguous();
+}
+
+at::Tensor InferenceAttention::keys(const at::Tensor& memory) const {
+  return key_layer_.defined() ? key_layer_(memory) : memory;
+}
+
+at::Tensor InferenceAttention::weights(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& mask,
+                                       const at::Tensor& source_rows) const {
+  const at::Tensor q = query_layer_.defined() ? query_layer_(query) : query;
+  // -inf at padding before the softmax makes padded weights exactly zero (exp(-inf) = 0); the
+  // additive kernel does not score the padding at all.
+  const at::Tensor scores =
+      v_.defined() ? additive_energy(q, keys, v_, source_rows, mask)
+                   : dot_scores(q, keys, source_rows).masked_fill(mask.logical_not(), -std::numeric_limits<double>::infinity());
+  return softmax_last(scores);
+}
+
+}  // namespace nmt

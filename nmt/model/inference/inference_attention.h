@@ -1,0 +1,36 @@
+// Attention scores for inference: every score type in the one form of AttentionParts
+// (attention.h), with its products packed once.
+//   keys    k_j = K h_j          (K: U, P, W or W[:, D:]; h_j itself for dot with D = 2H)
+//   query   q'  = Q q            (Q: W or W[:, :D] for the additive scores; q itself otherwise)
+//   scores  e_j = v^T tanh(q' + k_j)  (Bahdanau, concat)  or  q'^T k_j  (dot, general)
+//   a = softmax(e) over the real positions.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
+
+#include "nmt/model/attention.h"
+#include "nmt/model/stable_linear.h"
+
+namespace nmt {
+
+class InferenceAttention {
+ public:
+  InferenceAttention(const AttentionParts& parts, const c10::Device& device);
+
+  /// memory [sources, src_len, 2H] -> keys [sources, src_len, K].
+  at::Tensor keys(const at::Tensor& memory) const;
+
+  /// query [rows, D], keys [sources, src_len, K], mask [rows, src_len] bool (true at real tokens),
+  /// source_rows [rows] int64 on the CPU or undefined (InferenceState::source_rows)
+  /// -> a [rows, src_len]: rows sum to 1, exactly 0 at padding.
+  at::Tensor weights(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& mask,
+                     const at::Tensor& source_rows) const;
+
+ private:
+  PackedLinear key_layer_;    // undefined: keys are the memory itself
+  PackedLinear query_layer_;  // undefined: the query as it is
+  at::Tensor v_;              // [K]; undefined: dot scores
+};
+
+}  // namespace nmt

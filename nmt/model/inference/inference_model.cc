@@ -1,0 +1,57 @@
+#include "nmt/model/inference/inference_model.h"
+
+#include <ATen/ATen.h>
+#include <torch/csrc/autograd/grad_mode.h>
+
+#include "nmt/model/gru_cell.h"
+#include "nmt/model/kernels.h"
+
+namespace nmt {
+
+InferenceEncoder::InferenceEncoder(const EncoderImpl& encoder, const c10::Device& device) {
+  for (const auto& layer : encoder.layers()) {
+    std::array<Direction, 2> directions;
+    for (std::size_t d = 0; d < 2; ++d) {
+      directions[d] = {PackedLinear(layer[d].weight_ih, layer[d].bias_ih, device),
+                       PackedLinear(layer[d].weight_hh, layer[d].bias_hh, device)};
+    }
+    layers_.push_back(std::move(directions));
+  }
+}
+
+EncoderOutput InferenceEncoder::operator()(const at::Tensor& embedded, const at::Tensor& lengths) const {
+  return encode_bidirectional(
+      embedded, lengths, static_cast<std::int64_t>(layers_.size()), /*dropout=*/0.0, /*training=*/false,
+      [&](std::int64_t layer, bool reverse, const at::Tensor& input) {
+        const Direction& d = layers_[static_cast<std::size_t>(layer)][reverse ? 1 : 0];
+        const GruWeights w{d.input.weight(), d.hidden.weight(), d.input.bias(), d.hidden.bias()};
+        return run_gru_direction(
+            input, w, /*training=*/false, [&](const at::Tensor& x) { return d.input(x); },
+            [&](const at::Tensor& h) { return d.hidden(h); });
+      });
+}
+
+InferenceModel::InferenceModel(const Seq2SeqImpl& model, const c10::Device& device)
+    : config_(model.config()), device_(device), encoder_(*model.encoder(), device) {
+  at::NoGradGuard no_grad;  // the slices and concatenations below are copied, not trained
+  const auto copy = [&](const at::Tensor& t) { return t.detach().to(device, t.scalar_type(), false, /*copy=*/true); };
+  source_embedding_ = copy(model.source_embedding()->weight);
+  decoder_ = InferenceDecoder::make(*model.decoder(), config_, copy(model.target_embedding()->weight), device);
+  output_ = PackedLinear(model.output()->weight(), model.output()->bias(), device);
+}
+
+DecoderStatePtr InferenceModel::encode(const at::Tensor& source, const at::Tensor& source_lengths) const {
+  TORCH_CHECK(source.dim() == 2, "encode: source must be [batch, src_len]");
+  const at::Tensor lengths = source_lengths.to(at::kCPU).to(at::kLong);
+  const at::Tensor mask = source_mask(source.size(1), lengths).to(source.device());
+  const EncoderOutput encoded = encoder_(at::embedding(source_embedding_, source), lengths);
+  return decoder_->initial_state(encoded, mask);
+}
+
+StepOutput InferenceModel::step(const DecoderState& state, const at::Tensor& previous_tokens) const {
+  TORCH_CHECK(previous_tokens.dim() == 1, "step: previous_tokens must be [batch]");
+  InferenceStep decoded = decoder_->step(previous_tokens, as_inference_state(state));
+  return {log_softmax_last(output_(decoded.readout)), decoded.attention, std::move(decoded.state)};
+}
+
+}  // namespace nmt

@@ -1,0 +1,58 @@
+// The model in inference form: what search steps (IncrementalDecoder), built once from a trainable
+// Seq2Seq by Seq2SeqImpl::for_inference(device). It owns copies of the parameters as plain
+// members, with what search reads prepared once: packed weights (stable_linear.h), the per-word
+// table and, per batch, the projections of the memory (inference_decoder.h). Nothing in it changes
+// after construction, so translator workers step one model from several threads at once.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
+
+#include <array>
+#include <memory>
+#include <vector>
+
+#include "nmt/model/incremental_decoder.h"
+#include "nmt/model/inference/inference_decoder.h"
+#include "nmt/model/model_config.h"
+#include "nmt/model/seq2seq.h"
+#include "nmt/model/stable_linear.h"
+
+namespace nmt {
+
+/// The bidirectional encoder with its products packed (encoder.h gives the walk).
+class InferenceEncoder {
+ public:
+  InferenceEncoder(const EncoderImpl& encoder, const c10::Device& device);
+  /// embedded [batch, src_len, E], lengths [batch] int64 -> memory and final states as EncoderImpl::forward.
+  EncoderOutput operator()(const at::Tensor& embedded, const at::Tensor& lengths) const;
+
+ private:
+  struct Direction {
+    PackedLinear input;   // W_ih x + b_ih
+    PackedLinear hidden;  // W_hh h + b_hh
+  };
+  std::vector<std::array<Direction, 2>> layers_;  // [layer][0 forward, 1 backward]
+};
+
+class InferenceModel final : public IncrementalDecoder {
+ public:
+  InferenceModel(const Seq2SeqImpl& model, const c10::Device& device);
+
+  DecoderStatePtr encode(const at::Tensor& source, const at::Tensor& source_lengths) const override;
+  StepOutput step(const DecoderState& state, const at::Tensor& previous_tokens) const override;
+  std::int64_t target_vocab_size() const override { return config_.target_vocab_size; }
+
+  const ModelConfig& config() const { return config_; }
+  const c10::Device& device() const { return device_; }
+
+ private:
+  ModelConfig config_;
+  c10::Device device_;
+  at::Tensor source_embedding_;  // [V_src, E]
+  InferenceEncoder encoder_;
+  std::unique_ptr<const InferenceDecoder> decoder_;
+  PackedLinear output_;  // W_out [V_tgt, R], b_out
+};
+
+}  // namespace nmt
