@@ -11,7 +11,7 @@
 
 #include "bench/bench_util.h"
 #include "nmt/core/blas_threads.h"
-#include "nmt/model/stable_linear.h"
+#include "nmt/kernels/kernels.h"
 
 namespace {
 

@@ -4,8 +4,7 @@
 
 #include <limits>
 
-#include "nmt/model/kernels.h"
-#include "nmt/model/stable_linear.h"
+#include "nmt/kernels/kernels.h"
 
 namespace nmt {
 namespace {

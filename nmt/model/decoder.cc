@@ -2,8 +2,7 @@
 
 #include <ATen/ATen.h>
 
-#include "nmt/model/kernels.h"
-#include "nmt/model/stable_linear.h"
+#include "nmt/kernels/kernels.h"
 
 namespace nmt {
 

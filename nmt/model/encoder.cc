@@ -5,8 +5,7 @@
 #include <vector>
 
 #include "nmt/model/gru_cell.h"
-#include "nmt/model/kernels.h"
-#include "nmt/model/stable_linear.h"
+#include "nmt/kernels/kernels.h"
 
 namespace nmt {
 
@@ -26,7 +25,7 @@ at::Tensor source_mask(std::int64_t src_len, const at::Tensor& lengths) {
   return at::arange(src_len, lengths.options()).unsqueeze(0).lt(lengths.unsqueeze(1));
 }
 
-// at::gru's BLAS products are not row-invariant (stable_linear.h): without autograd the cell runs
+// at::gru's BLAS products are not row-invariant (nmt/kernels/kernels.h): without autograd the cell runs
 // with the caller's products instead.
 at::Tensor run_gru_direction(const at::Tensor& input, const GruWeights& w, bool training, const Product& input_gates,
                              const Product& hidden_gates) {

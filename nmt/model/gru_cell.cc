@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "nmt/model/kernels.h"
+#include "nmt/kernels/kernels.h"
 
 namespace nmt {
 

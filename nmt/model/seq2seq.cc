@@ -6,7 +6,7 @@
 #include "nmt/core/error.h"
 #include "nmt/data/tokenizer.h"
 #include "nmt/model/inference/inference_model.h"
-#include "nmt/model/stable_linear.h"
+#include "nmt/kernels/kernels.h"
 
 namespace nmt {
 

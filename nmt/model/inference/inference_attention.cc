@@ -4,7 +4,7 @@
 
 #include <limits>
 
-#include "nmt/model/kernels.h"
+#include "nmt/kernels/kernels.h"
 
 namespace nmt {
 

@@ -10,7 +10,7 @@
 #include <c10/core/Device.h>
 
 #include "nmt/model/attention.h"
-#include "nmt/model/stable_linear.h"
+#include "nmt/kernels/kernels.h"
 
 namespace nmt {
 

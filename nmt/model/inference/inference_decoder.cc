@@ -3,7 +3,7 @@
 #include <ATen/ATen.h>
 
 #include "nmt/model/gru_cell.h"
-#include "nmt/model/kernels.h"
+#include "nmt/kernels/kernels.h"
 
 namespace nmt {
 

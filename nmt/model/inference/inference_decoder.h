@@ -19,7 +19,7 @@
 #include "nmt/model/inference/inference_attention.h"
 #include "nmt/model/inference/inference_state.h"
 #include "nmt/model/model_config.h"
-#include "nmt/model/stable_linear.h"
+#include "nmt/kernels/kernels.h"
 
 namespace nmt {
 

@@ -4,7 +4,7 @@
 #include <torch/csrc/autograd/grad_mode.h>
 
 #include "nmt/model/gru_cell.h"
-#include "nmt/model/kernels.h"
+#include "nmt/kernels/kernels.h"
 
 namespace nmt {
 

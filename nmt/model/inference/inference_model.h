@@ -1,6 +1,6 @@
 // The model in inference form: what search steps (IncrementalDecoder), built once from a trainable
 // Seq2Seq by Seq2SeqImpl::for_inference(device). It owns copies of the parameters as plain
-// members, with what search reads prepared once: packed weights (stable_linear.h), the per-word
+// members, with what search reads prepared once: packed weights (nmt/kernels/kernels.h), the per-word
 // table and, per batch, the projections of the memory (inference_decoder.h). Nothing in it changes
 // after construction, so translator workers step one model from several threads at once.
 #pragma once
@@ -16,7 +16,7 @@
 #include "nmt/model/inference/inference_decoder.h"
 #include "nmt/model/model_config.h"
 #include "nmt/model/seq2seq.h"
-#include "nmt/model/stable_linear.h"
+#include "nmt/kernels/kernels.h"
 
 namespace nmt {
 

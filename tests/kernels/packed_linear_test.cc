@@ -1,4 +1,4 @@
-#include "nmt/model/stable_linear.h"
+#include "nmt/kernels/kernels.h"
 
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>

@@ -1,4 +1,4 @@
-#include "nmt/model/stable_linear.h"
+#include "nmt/kernels/kernels.h"
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
@@ -10,7 +10,7 @@
 #include <mutex>
 #include <vector>
 
-#include "nmt/model/kernels.h"
+#include "nmt/kernels/dispatch.h"
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #include <immintrin.h>
@@ -147,19 +147,12 @@ NMT_AVX2 void panels_avx2(const float* x, std::int64_t rows, const PackedWeight&
   }
 }
 
-bool cpu_has_avx2_fma() {
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  }();
-  return has;
-}
 #endif
 
 // Whether float weights are packed for the AVX2 kernel on this CPU.
 bool packs(const at::Tensor& weight) {
 #if defined(NMT_HAS_AVX2_KERNEL)
-  return weight.scalar_type() == at::kFloat && weight.is_cpu() && cpu_has_avx2_fma();
+  return weight.scalar_type() == at::kFloat && weight.is_cpu() && cpu_features().avx2_fma;
 #else
   (void)weight;
   return false;

@@ -1,4 +1,4 @@
-#include "nmt/model/kernels.h"
+#include "nmt/kernels/kernels.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>

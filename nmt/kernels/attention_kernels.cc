@@ -1,0 +1,167 @@
+// Attention's kernels: additive energies (inference; the autograd function is in
+// additive_energy_function.cc), dot scores and weighted contexts, over decoder rows that read their
+// sentence's memory through an optional row index.
+#include <ATen/ATen.h>
+#include <ATen/Dispatch.h>
+#include <ATen/Parallel.h>
+
+#include <limits>
+
+#include "nmt/kernels/dispatch.h"
+#include "nmt/kernels/energy.h"
+#include "nmt/kernels/kernels.h"
+#include "nmt/kernels/sentence_kernels.h"
+
+namespace nmt {
+namespace {
+
+// Checks rows [R] (int64, each in [0, N)) when defined; returns its data on the CPU or nullptr.
+const std::int64_t* row_index(const at::Tensor& rows, std::int64_t decoder_rows, std::int64_t sources,
+                              const char* what) {
+  if (!rows.defined()) {
+    TORCH_CHECK(decoder_rows == sources, what, ": ", decoder_rows, " decoder rows but ", sources,
+                " source rows and no row index");
+    return nullptr;
+  }
+  TORCH_CHECK(rows.dim() == 1 && rows.size(0) == decoder_rows && rows.scalar_type() == at::kLong && rows.is_cpu() &&
+                  rows.is_contiguous(),
+              what, ": rows must be a contiguous int64 CPU tensor [", decoder_rows, "], got ", rows.sizes());
+  const std::int64_t* index = rows.data_ptr<std::int64_t>();
+  for (std::int64_t r = 0; r < decoder_rows; ++r) {
+    TORCH_CHECK(index[r] >= 0 && index[r] < sources, what, ": row index ", index[r], " outside [0, ", sources, ")");
+  }
+  return index;
+}
+
+void check_shapes(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& v) {
+  TORCH_CHECK(query.dim() == 2 && keys.dim() == 3 && v.dim() == 1, "additive_energy: expected query [rows, A], keys "
+              "[sources, src_len, A], v [A], got ranks ", query.dim(), ", ", keys.dim(), ", ", v.dim());
+  TORCH_CHECK(keys.size(2) == query.size(1) && v.size(0) == query.size(1),
+              "additive_energy: shapes do not match: query ", query.sizes(), ", keys ", keys.sizes(), ", v ", v.sizes());
+}
+
+bool has_kernel(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& v) {
+  const auto type = keys.scalar_type();
+  return (type == at::kFloat || type == at::kDouble) && on_cpu_as(keys, type) && on_cpu_as(query, type) &&
+         on_cpu_as(v, type);
+}
+
+}  // namespace
+
+void run_forward(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const std::int64_t* rows,
+                 const bool* mask, at::Tensor& e, at::Tensor& t) {
+  const std::int64_t src_len = k.size(1), size = k.size(2);
+  const bool keep = t.defined();
+  AT_DISPATCH_FLOATING_TYPES(k.scalar_type(), "additive_energy", [&] {
+    const scalar_t* qp = q.data_ptr<scalar_t>();
+    const scalar_t* kp = k.data_ptr<scalar_t>();
+    const scalar_t* vp = v.data_ptr<scalar_t>();
+    scalar_t* ep = e.data_ptr<scalar_t>();
+    scalar_t* tp = keep ? t.data_ptr<scalar_t>() : nullptr;
+    at::parallel_for(0, q.size(0), 1, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t r = begin; r < end; ++r) {
+        const std::int64_t source = rows != nullptr ? rows[r] : r;
+        const bool* real = mask != nullptr ? mask + r * src_len : nullptr;
+        std::int64_t computed = src_len;  // positions up to the row's last real one
+        if (real != nullptr) {
+          while (computed > 0 && !real[computed - 1]) --computed;
+        }
+        scalar_t* er = ep + r * src_len;
+        forward_sentence(qp + r * size, kp + source * src_len * size, vp, er,
+                         keep ? tp + r * src_len * size : nullptr, computed, size);
+        for (std::int64_t j = 0; real != nullptr && j < src_len; ++j) {
+          if (!real[j]) er[j] = -std::numeric_limits<scalar_t>::infinity();
+        }
+      }
+    });
+  });
+}
+
+at::Tensor additive_energy_reference(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& v) {
+  check_shapes(query, keys, v);
+  return (at::tanh(query.unsqueeze(1) + keys) * v).sum(-1);
+}
+
+at::Tensor additive_energy(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& v,
+                           const at::Tensor& rows, const at::Tensor& mask) {
+  check_shapes(query, keys, v);
+  TORCH_CHECK(!mask.defined() || (mask.dim() == 2 && mask.size(0) == query.size(0) && mask.size(1) == keys.size(1) &&
+                                  mask.scalar_type() == at::kBool),
+              "additive_energy: mask must be bool [", query.size(0), ", ", keys.size(1), "]");
+  const auto masked = [&](const at::Tensor& e) {
+    return mask.defined() ? e.masked_fill(mask.logical_not(), -std::numeric_limits<double>::infinity()) : e;
+  };
+  const bool needs_grad =
+      at::GradMode::is_enabled() && (query.requires_grad() || keys.requires_grad() || v.requires_grad());
+  if (!has_kernel(query, keys, v) || needs_grad) {
+    // Autograd and other devices see one key block per decoder row.
+    const at::Tensor per_row = rows.defined() ? keys.index_select(0, rows.to(keys.device())) : keys;
+    TORCH_CHECK(per_row.size(0) == query.size(0), "additive_energy: ", query.size(0), " query rows but ",
+                per_row.size(0), " key rows");
+    if (!has_kernel(query, per_row, v)) return masked(additive_energy_reference(query, per_row, v));
+    return masked(additive_energy_with_grad(query, per_row, v));
+  }
+  const std::int64_t* index = row_index(rows, query.size(0), keys.size(0), "additive_energy");
+  const at::Tensor q = query.contiguous(), k = keys.contiguous(), w = v.contiguous();
+  const at::Tensor m = mask.defined() ? mask.to(at::kCPU).contiguous() : mask;
+  at::Tensor e = at::empty({q.size(0), k.size(1)}, k.options());
+  at::Tensor no_tanh;
+  run_forward(q, k, w, index, m.defined() ? m.data_ptr<bool>() : nullptr, e, no_tanh);
+  return e;
+}
+
+at::Tensor dot_scores(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& rows) {
+  TORCH_CHECK(query.dim() == 2 && keys.dim() == 3 && keys.size(2) == query.size(1),
+              "dot_scores: expected query [rows, D] and keys [sources, src_len, D], got ", query.sizes(), " and ",
+              keys.sizes());
+  if (!inference_kernels_apply(query, keys)) {  // autograd, other devices: keys gathered per query row
+    const at::Tensor rows_keys = rows.defined() ? keys.index_select(0, rows.to(keys.device())) : keys;
+    // Elementwise products summed over the last dimension, not a matrix product with one output
+    // column: BLAS picks its kernel (and summation order) by the row count (docs/search.md).
+    return (rows_keys * query.unsqueeze(1)).sum(-1);  // [rows, src_len, D] . [rows, 1, D]
+  }
+  const std::int64_t* index = row_index(rows, query.size(0), keys.size(0), "dot_scores");
+  const at::Tensor q = query.contiguous(), k = keys.contiguous();
+  const std::int64_t src_len = k.size(1), size = k.size(2);
+  at::Tensor e = at::empty({q.size(0), src_len}, k.options());
+  AT_DISPATCH_FLOATING_TYPES(k.scalar_type(), "dot_scores", [&] {
+    const scalar_t* qp = q.data_ptr<scalar_t>();
+    const scalar_t* kp = k.data_ptr<scalar_t>();
+    scalar_t* ep = e.data_ptr<scalar_t>();
+    at::parallel_for(0, q.size(0), 1, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t r = begin; r < end; ++r) {
+        const std::int64_t source = index != nullptr ? index[r] : r;
+        dot_sentence(qp + r * size, kp + source * src_len * size, ep + r * src_len, src_len, size);
+      }
+    });
+  });
+  return e;
+}
+
+at::Tensor weighted_context(const at::Tensor& weights, const at::Tensor& memory, const at::Tensor& rows) {
+  TORCH_CHECK(weights.dim() == 2 && memory.dim() == 3 && memory.size(1) == weights.size(1),
+              "weighted_context: expected weights [rows, src_len] and memory [sources, src_len, M], got ",
+              weights.sizes(), " and ", memory.sizes());
+  if (!inference_kernels_apply(weights, memory)) {  // autograd, other devices: a batched product
+    const at::Tensor rows_memory = rows.defined() ? memory.index_select(0, rows.to(memory.device())) : memory;
+    return weights.unsqueeze(1).bmm(rows_memory).squeeze(1);  // [rows, 1, S] x [rows, S, M]
+  }
+  const std::int64_t* index = row_index(rows, weights.size(0), memory.size(0), "weighted_context");
+  const at::Tensor w = weights.contiguous(), m = memory.contiguous();
+  const std::int64_t src_len = m.size(1), size = m.size(2);
+  at::Tensor c = at::empty({w.size(0), size}, m.options());
+  AT_DISPATCH_FLOATING_TYPES(m.scalar_type(), "weighted_context", [&] {
+    const scalar_t* wp = w.data_ptr<scalar_t>();
+    const scalar_t* mp = m.data_ptr<scalar_t>();
+    scalar_t* cp = c.data_ptr<scalar_t>();
+    at::parallel_for(0, w.size(0), 1, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t r = begin; r < end; ++r) {
+        const std::int64_t source = index != nullptr ? index[r] : r;
+        context_sentence(wp + r * src_len, mp + source * src_len * size, cp + r * size, src_len, size);
+      }
+    });
+  });
+  return c;
+}
+
+}  // namespace nmt

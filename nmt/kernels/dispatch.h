@@ -1,0 +1,22 @@
+// Which kernel runs: the CPU's vector features (checked once) and whether the inference kernels
+// apply to a set of tensors. Internal to nmt/kernels (the face is kernels.h).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+namespace nmt {
+
+struct CpuFeatures {
+  bool avx2_fma = false;  // AVX2 and FMA (Haswell, Zen and later)
+  bool avx512f = false;   // AVX-512 Foundation (Skylake-X Xeons and later)
+};
+
+/// This CPU's features, detected once (all false off x86).
+const CpuFeatures& cpu_features();
+
+/// Undefined, or on the CPU with this scalar type.
+inline bool on_cpu_as(const at::Tensor& t, at::ScalarType type) {
+  return !t.defined() || (t.device().is_cpu() && t.scalar_type() == type);
+}
+
+}  // namespace nmt
