@@ -4,81 +4,20 @@
 #include <torch/types.h>
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
 #include <mutex>
-#include <numeric>
+#include <optional>
 #include <thread>
 
 #include "nmt/core/blas_threads.h"
 #include "nmt/core/error.h"
-#include "nmt/core/thread_count.h"
 #include "nmt/core/log.h"
-#include "nmt/search/beam_search.h"
-#include "nmt/search/greedy_search.h"
+#include "nmt/core/thread_count.h"
+#include "nmt/core/worker_pool.h"
+#include "nmt/data/source_batching.h"
+#include "nmt/search/forced_decoding.h"
+#include "nmt/search/unknown_replacement.h"
 
 namespace nmt {
-namespace {
-
-/// Source positions per batch are rounded up to a multiple of this: ATen's softmax sums a row of
-/// fewer than 16 values in another order than a longer, padded one, and a sentence's attention
-/// must not depend on its batch (docs/search.md, "Batch invariance").
-constexpr std::int64_t kSourcePadMultiple = 16;
-
-/// Contiguous runs of `order` (sentence indices sorted longest first) that fit the batch limits:
-/// rows x longest x cost_per_row <= max_tokens (a batch holds at least one sentence) and
-/// rows <= max_sentences when that is set.
-std::vector<std::pair<std::size_t, std::size_t>> plan_batches(const std::vector<std::size_t>& order,
-                                                              const std::vector<std::int64_t>& lengths,
-                                                              std::int64_t max_tokens, std::int64_t cost_per_row,
-                                                              std::int64_t max_sentences) {
-  std::vector<std::pair<std::size_t, std::size_t>> batches;
-  for (std::size_t start = 0; start < order.size();) {
-    const std::int64_t longest = lengths[order[start]] + 1;  // EOS included
-    std::size_t end = start + 1;
-    while (end < order.size() && static_cast<std::int64_t>(end - start + 1) * longest * cost_per_row <= max_tokens &&
-           (max_sentences <= 0 || static_cast<std::int64_t>(end - start) < max_sentences)) {
-      ++end;
-    }
-    batches.emplace_back(start, end);
-    start = end;
-  }
-  return batches;
-}
-
-/// Indices of the sentences with `lengths` > 0, longest first; ties keep input order.
-std::vector<std::size_t> longest_first(const std::vector<std::int64_t>& lengths, bool keep_empty) {
-  std::vector<std::size_t> order;
-  for (std::size_t i = 0; i < lengths.size(); ++i) {
-    if (keep_empty || lengths[i] > 0) order.push_back(i);
-  }
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return lengths[a] > lengths[b]; });
-  return order;
-}
-
-/// [rows, longest + 1 rounded up to kSourcePadMultiple] int64 of `ids[order[i]]` + EOS, padded, and their lengths [rows] (EOS included).
-std::pair<at::Tensor, at::Tensor> make_source_batch(const std::vector<std::vector<int>>& ids,
-                                                    const std::vector<std::size_t>& order, std::size_t start,
-                                                    std::size_t end) {
-  const auto rows = static_cast<std::int64_t>(end - start);
-  std::int64_t longest = 0;
-  for (std::size_t i = start; i < end; ++i) longest = std::max<std::int64_t>(longest, static_cast<std::int64_t>(ids[order[i]].size()));
-  // Rounded up, so that a sentence's softmax over source positions sums the same way in any batch.
-  const std::int64_t width = (longest + 1 + kSourcePadMultiple - 1) / kSourcePadMultiple * kSourcePadMultiple;
-  at::Tensor source = at::full({rows, width}, SpecialIds::kPad, at::kLong);
-  at::Tensor lengths = at::empty({rows}, at::kLong);
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const auto& row_ids = ids[order[start + static_cast<std::size_t>(r)]];
-    auto* row = source[r].data_ptr<std::int64_t>();
-    std::copy(row_ids.begin(), row_ids.end(), row);
-    row[row_ids.size()] = SpecialIds::kEos;
-    lengths[r] = static_cast<std::int64_t>(row_ids.size()) + 1;
-  }
-  return {source, lengths};
-}
-
-}  // namespace
-
 LongInputPolicy parse_long_input_policy(const std::string& name) {
   if (name == "truncate") return LongInputPolicy::truncate;
   if (name == "reject") return LongInputPolicy::reject;
@@ -105,6 +44,7 @@ Translator::Translator(const IncrementalDecoder& model, Tokenizer source_tokeniz
       device_(device) {
   if (options_.replace_unknown) options_.search.keep_attention = true;
   options_.validate();
+  search_ = SearchStrategy::make(options_.search);
 }
 
 std::vector<int> Translator::encode_source(const std::string& sentence, std::size_t line, bool* truncated) const {
@@ -131,18 +71,8 @@ TranslatedHypothesis Translator::finish(Hypothesis&& hypothesis, const std::vect
   out.attention = std::move(hypothesis.attention);
   out.pieces.reserve(out.tokens.size());
   for (int id : out.tokens) out.pieces.push_back(target_tokenizer_.id_to_piece(id));
-  bool replaced = false;
-  if (options_.replace_unknown && !source.empty()) {
-    // The source piece with the most attention at the step that produced <unk> (EOS excluded).
-    for (std::size_t t = 0; t < out.tokens.size(); ++t) {
-      if (out.tokens[t] != SpecialIds::kUnk) continue;
-      const at::Tensor row = out.attention[static_cast<std::int64_t>(t)].slice(0, 0, static_cast<std::int64_t>(source.size()));
-      const auto j = static_cast<std::size_t>(row.argmax().item<std::int64_t>());
-      if (source[j] == SpecialIds::kUnk) continue;  // nothing better to copy than <unk> itself
-      out.pieces[t] = source_tokenizer_.id_to_piece(source[j]);
-      replaced = true;
-    }
-  }
+  const bool replaced = options_.replace_unknown &&
+                        replace_unknown_pieces(out.tokens, out.attention, source, source_tokenizer_, out.pieces);
   out.text = replaced ? target_tokenizer_.decode_pieces(out.pieces) : target_tokenizer_.decode(out.tokens);
   return out;
 }
@@ -169,22 +99,16 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
     const auto share = total / static_cast<std::int64_t>(2 * wanted_workers);
     budget = std::min(budget, std::max(share, 1000 * beam));
   }
-  const auto batches = plan_batches(order, lengths, budget, beam, options_.max_sentences);
+  const auto batches = plan_source_batches(order, lengths, budget, beam, options_.max_sentences);
 
   std::mutex mutex;  // guards the counters below and the progress callback
   std::size_t done = sentences.size() - order.size();  // empty lines need no search
   std::int64_t target_tokens = 0;
   const auto translate_batch = [&](std::size_t b) {
+    torch::NoGradGuard no_grad_here;  // grad mode is per thread
     const auto [start, end] = batches[b];
-    const auto [source, source_lengths] = make_source_batch(ids, order, start, end);
-    std::vector<std::vector<Hypothesis>> results;
-    if (beam == 1) {
-      for (Hypothesis& h : greedy_search(model_, source.to(device_), source_lengths, options_.search)) {
-        results.push_back({std::move(h)});
-      }
-    } else {
-      results = beam_search(model_, source.to(device_), source_lengths, options_.search);
-    }
+    const SourceBatch batch = make_source_batch(ids, order, start, end);
+    std::vector<std::vector<Hypothesis>> results = search_->search(model_, batch.source.to(device_), batch.lengths);
     std::int64_t tokens = 0;
     for (std::size_t r = 0; r < results.size(); ++r) {
       const std::size_t index = order[start + r];
@@ -201,32 +125,13 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
     if (progress) progress(done, target_tokens);
   };
 
-  const std::size_t workers = std::min(batches.size(), wanted_workers);
-  if (workers <= 1) {
-    for (std::size_t b = 0; b < batches.size(); ++b) translate_batch(b);
-    return translations;
-  }
   // Batches go to the workers longest first, as they come; every batch is searched alone, so the
   // results do not depend on which worker took it or when (each product is single-threaded, and
   // a product's numbers do not depend on how many threads share it).
-  const SingleThreadedBlas single_threaded_blas;
-  std::atomic<std::size_t> next{0};
-  std::exception_ptr failure;
-  std::vector<std::thread> threads;
-  for (std::size_t w = 0; w < workers; ++w) {
-    threads.emplace_back([&] {
-      torch::NoGradGuard worker_no_grad;  // grad mode is per thread
-      try {
-        for (std::size_t b = next++; b < batches.size(); b = next++) translate_batch(b);
-      } catch (...) {
-        const std::lock_guard<std::mutex> lock(mutex);
-        if (!failure) failure = std::current_exception();
-        next = batches.size();  // the others stop after their current batch
-      }
-    });
-  }
-  for (std::thread& t : threads) t.join();
-  if (failure) std::rethrow_exception(failure);
+  const std::size_t workers = std::min(batches.size(), wanted_workers);
+  std::optional<SingleThreadedBlas> single_threaded_blas;
+  if (workers > 1) single_threaded_blas.emplace();
+  run_in_parallel(batches.size(), workers, translate_batch);
   return translations;
 }
 
@@ -254,36 +159,15 @@ std::vector<double> Translator::score(const std::vector<std::string>& sources, c
   std::vector<double> scores(sources.size());
   if (tokens) tokens->assign(sources.size(), 0);
   const std::vector<std::size_t> order = longest_first(lengths, /*keep_empty=*/true);
-  for (const auto& [start, end] : plan_batches(order, lengths, options_.max_tokens, 1, options_.max_sentences)) {
-    const auto [source, source_lengths] = make_source_batch(source_ids, order, start, end);
-    const auto rows = static_cast<std::int64_t>(end - start);
-    std::int64_t steps = 0;  // target subwords + EOS of the longest target
-    for (std::size_t i = start; i < end; ++i) steps = std::max<std::int64_t>(steps, static_cast<std::int64_t>(target_ids[order[i]].size()) + 1);
-    // target [rows, steps]: y_1 .. y_m EOS, then padding; the decoder reads BOS y_1 .. y_{steps-1}.
-    at::Tensor target = at::full({rows, steps}, SpecialIds::kPad, at::kLong);
-    for (std::int64_t r = 0; r < rows; ++r) {
-      const auto& ids = target_ids[order[start + static_cast<std::size_t>(r)]];
-      auto* row = target[r].data_ptr<std::int64_t>();
-      std::copy(ids.begin(), ids.end(), row);
-      row[ids.size()] = SpecialIds::kEos;
-    }
-    target = target.to(device_);
-    DecoderStatePtr state = model_.encode(source.to(device_), source_lengths);
-    at::Tensor previous = at::full({rows}, SpecialIds::kBos, target.options());
-    // Summed in float32 in step order, as the searches sum their scores.
-    at::Tensor total = at::zeros({rows}, target.options().dtype(at::kFloat));
-    for (std::int64_t t = 0; t < steps; ++t) {
-      StepOutput out = model_.step(*state, previous);
-      const at::Tensor y = target.select(1, t);
-      const at::Tensor log_p = out.log_probs.gather(1, y.clamp_min(0).unsqueeze(1)).squeeze(1).to(at::kFloat);
-      total = at::where(y.ne(SpecialIds::kPad), total + log_p, total);
-      state = std::move(out.state);
-      previous = y;
-    }
-    total = total.to(at::kCPU);
-    for (std::int64_t r = 0; r < rows; ++r) {
-      const std::size_t index = order[start + static_cast<std::size_t>(r)];
-      scores[index] = static_cast<double>(total[r].item<float>());
+  for (const auto& [start, end] : plan_source_batches(order, lengths, options_.max_tokens, 1, options_.max_sentences)) {
+    const SourceBatch batch = make_source_batch(source_ids, order, start, end);
+    std::vector<const std::vector<int>*> batch_targets;
+    for (std::size_t i = start; i < end; ++i) batch_targets.push_back(&target_ids[order[i]]);
+    const at::Tensor total =
+        forced_log_probs(model_, batch.source.to(device_), batch.lengths, make_target_batch(batch_targets).to(device_));
+    for (std::size_t i = start; i < end; ++i) {
+      const std::size_t index = order[i];
+      scores[index] = static_cast<double>(total[static_cast<std::int64_t>(i - start)].item<float>());
       if (tokens) (*tokens)[index] = static_cast<std::int64_t>(target_ids[index].size()) + 1;
     }
   }

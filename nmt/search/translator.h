@@ -1,17 +1,20 @@
-// Translating text: tokenize, batch by length, search (greedy or beam), restore the input order,
-// replace unknown pieces, detokenize. Also forced decoding: the log-probability of given targets.
+// Translating text: tokenize, batch by length (data/source_batching.h), search (search_strategy.h)
+// on worker threads (core/worker_pool.h), restore the input order, replace unknown pieces
+// (unknown_replacement.h), detokenize. Also scoring given targets (forced_decoding.h).
 #pragma once
 
 #include <c10/core/Device.h>
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "nmt/data/tokenizer.h"
 #include "nmt/model/incremental_decoder.h"
 #include "nmt/search/search_options.h"
+#include "nmt/search/search_strategy.h"
 
 namespace nmt {
 
@@ -84,6 +87,7 @@ class Translator {
   Tokenizer source_tokenizer_, target_tokenizer_;
   TranslateOptions options_;
   c10::Device device_;
+  std::unique_ptr<const SearchStrategy> search_;  // chosen once from options_.search
 };
 
 /// Greedy translations of `sentences` in input order (validation during training).

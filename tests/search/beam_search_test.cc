@@ -18,6 +18,7 @@
 #include "nmt/data/tokenizer.h"
 #include "nmt/model/inference/inference_model.h"
 #include "nmt/model/seq2seq.h"
+#include "nmt/search/search_strategy.h"
 #include "nmt/search/greedy_search.h"
 #include "tests/model/model_test_util.h"
 #include "tests/search/fake_model.h"
@@ -410,6 +411,33 @@ TEST(BeamSearch, BeamOneIsGreedyOnTheScriptedModel) {
     EXPECT_TRUE(at::equal(beamed[i][0].attention, greedy[i].attention));
   }
   EXPECT_EQ(beam_model.batch_sizes(), greedy_model.batch_sizes());
+}
+
+// The strategy is chosen once from the options: beam 1 runs greedy search (its batches shrink as
+// sentences finish, one hypothesis each), a wider beam runs beam search with its n-best lists.
+TEST(SearchStrategy, BeamOneRunsGreedySearchAndWiderBeamsRunBeamSearch) {
+  const std::vector<std::vector<int>> scripts = {{7, 8}, {9, 9, 9, 9}, {11, 12, 13}};
+  const auto [source, lengths] = test::source_batch({3, 7, 5});
+  for (const std::int64_t k : {1, 3}) {
+    test::FakeModel direct_model(scripts, 20), strategy_model(scripts, 20);
+    const SearchOptions options = beam(k, k);
+    const auto via_strategy = SearchStrategy::make(options)->search(strategy_model, source, lengths);
+    std::vector<std::vector<Hypothesis>> direct;
+    if (k == 1) {
+      for (Hypothesis& h : greedy_search(direct_model, source, lengths, options)) direct.push_back({std::move(h)});
+    } else {
+      direct = beam_search(direct_model, source, lengths, options);
+    }
+    ASSERT_EQ(via_strategy.size(), direct.size());
+    for (std::size_t i = 0; i < direct.size(); ++i) {
+      ASSERT_EQ(via_strategy[i].size(), direct[i].size()) << "beam " << k;
+      for (std::size_t h = 0; h < direct[i].size(); ++h) {
+        EXPECT_EQ(via_strategy[i][h].tokens, direct[i][h].tokens);
+        EXPECT_EQ(via_strategy[i][h].score, direct[i][h].score);
+      }
+    }
+    EXPECT_EQ(strategy_model.batch_sizes(), direct_model.batch_sizes()) << "beam " << k;
+  }
 }
 
 TEST(BeamSearch, EmptyBatchAndValidation) {
