@@ -35,7 +35,8 @@ std::int64_t pair_tokens(const ParallelCorpus& corpus, std::size_t index);
 std::vector<std::vector<std::size_t>> plan_epoch(const ParallelCorpus& corpus,
                                                  const BatchingOptions& options, std::int64_t epoch);
 
-/// Where a BatchIterator stands: the next batch is batch `batch` of epoch `epoch` (0-based).
+/// Where a walk through the epochs stands (EpochBatches, epoch_batches.h): the next batch is batch
+/// `batch` of epoch `epoch` (0-based).
 /// Carries the seed, a digest of the other batching options and the corpus fingerprint, so that it
 /// is never restored onto other data or another batch plan.
 struct BatchPosition {
@@ -48,37 +49,6 @@ struct BatchPosition {
   std::string to_json() const;
   static BatchPosition from_json(const std::string& json);  // throws DataError
   bool operator==(const BatchPosition& other) const;
-};
-
-/// Endless stream of batches (corpus indices) over epochs. Keeps a reference to the corpus, which
-/// must outlive it.
-class BatchIterator {
- public:
-  /// Throws ConfigError as plan_epoch does, DataError for an empty corpus.
-  BatchIterator(const ParallelCorpus& corpus, BatchingOptions options);
-  BatchIterator(ParallelCorpus&& corpus, BatchingOptions options) = delete;  // would dangle
-
-  /// The next batch; after an epoch's last batch the iterator moves to the next epoch.
-  std::vector<std::size_t> next();
-
-  BatchPosition position() const;
-  /// Continues exactly where `position` was taken. Throws DataError when it belongs to another
-  /// corpus or seed, or points past the end of its epoch.
-  void restore(const BatchPosition& position);
-
-  std::int64_t epoch() const { return epoch_; }
-  std::size_t batches_in_epoch() const { return plan_.size(); }
-  const BatchingOptions& options() const { return options_; }
-
- private:
-  void start_epoch(std::int64_t epoch);
-
-  const ParallelCorpus& corpus_;
-  BatchingOptions options_;
-  std::uint64_t fingerprint_;
-  std::int64_t epoch_ = 0;
-  std::size_t next_batch_ = 0;
-  std::vector<std::vector<std::size_t>> plan_;
 };
 
 }  // namespace nmt

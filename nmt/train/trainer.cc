@@ -36,6 +36,7 @@
 #include "nmt/core/verified_archive.h"
 #include "nmt/data/batch.h"
 #include "nmt/data/batching.h"
+#include "nmt/data/epoch_batches.h"
 #include "nmt/data/parallel_corpus.h"
 #include "nmt/data/text_file.h"
 #include "nmt/dist/communicator.h"
@@ -197,7 +198,6 @@ struct Trainer::Impl {
   std::unique_ptr<Tokenizer> source_tokenizer, target_tokenizer;
   std::unique_ptr<ParallelCorpus> corpus;            // best segmentation, filtered
   std::vector<std::string> source_texts, target_texts;  // kept pairs' text, for subword sampling
-  std::unique_ptr<ParallelCorpus> epoch_corpus;      // this epoch's sampled segmentation
   std::unique_ptr<Validator> validator;
   Seq2Seq model{nullptr};
   std::unique_ptr<torch::optim::Optimizer> optimizer;
@@ -206,7 +206,7 @@ struct Trainer::Impl {
   std::unique_ptr<ScopedLogFile> log_file;
   BatchingOptions batching;
   TrainingState state;
-  std::vector<std::vector<std::size_t>> plan;  // batches of state.position.epoch
+  std::unique_ptr<EpochBatches> batches;  // the shared plan of every epoch; state.position mirrors it
   std::string last_checkpoint;
   std::unique_ptr<LockFile> run_lock;
   std::vector<std::int64_t> own_steps;  // step checkpoints this run wrote, oldest first (keep-last removes them)
@@ -237,14 +237,9 @@ struct Trainer::Impl {
   void load_data();
   void build_model();
   void resume();
-  const ParallelCorpus& training_corpus() const { return epoch_corpus ? *epoch_corpus : *corpus; }
-  // The last batch of the last allowed epoch has been taken.
-  bool epochs_done() const {
-    return config.train.max_epochs > 0 && state.position.epoch >= config.train.max_epochs - 1 &&
-           static_cast<std::size_t>(state.position.batch) >= plan.size();
-  }
-  void start_epoch(std::int64_t epoch);
-  std::vector<std::size_t> next_batch();
+  /// The corpus of an epoch with subword sampling: the kept pairs segmented anew (null without).
+  std::unique_ptr<ParallelCorpus> sampled_corpus(std::int64_t epoch) const;
+  void plan_batches();
   StepOutcome train_step(double& loss_sum, double& nll_sum, std::int64_t& tokens);
   void validate(TrainResult& result, bool& stop);
   void save(bool with_best_copy);
@@ -504,14 +499,14 @@ void Trainer::Impl::resume() {
     state = load_training_state_from_bytes(state_bytes, (checkpoint_dir() / (stem + ".state")).string(), *optimizer);
     schedule->restore_state(state.schedule_json);
     const BatchPosition saved = state.position;
-    start_epoch(saved.epoch);  // rebuilds the epoch's (possibly sampled) corpus and plan
-    const BatchPosition expected{saved.epoch, saved.batch, batching.seed, batching.digest(),
-                                 training_corpus().fingerprint()};
-    if (!(expected == saved) || static_cast<std::size_t>(saved.batch) > plan.size()) {
+    plan_batches();
+    try {
+      batches->restore(saved);  // rebuilds the epoch's (possibly sampled) corpus and plan
+      state.position = saved;
+    } catch (const DataError&) {
       throw ConfigError("cannot resume from " + checkpoint_path +
                         ": the training data, subword sampling or batching options changed since it was written");
     }
-    state.position = saved;
     // load_training_state restored rank 0's generator; every other rank takes its own.
     const auto saved_ranks = static_cast<int>(state.world_size);
     if (place.rank > 0) {
@@ -547,29 +542,27 @@ void Trainer::Impl::resume() {
                state.position.batch);
 }
 
-void Trainer::Impl::start_epoch(std::int64_t epoch) {
-  if (config.train.sampling_alpha > 0) {
-    const SamplingOptions sampling{static_cast<float>(config.train.sampling_alpha), -1};
-    const auto seed = static_cast<std::uint32_t>(config.seed * 1000003u + static_cast<std::uint64_t>(epoch));
-    auto sources = source_tokenizer->sample_encode(source_texts, sampling, seed);
-    auto targets = target_tokenizer->sample_encode(target_texts, sampling, seed ^ 0x9E3779B9u);
-    // A sampled segmentation is longer than the best one; keep the best where it would break the limit.
-    for (std::size_t i = 0; i < sources.size(); ++i) {
-      const auto limit = static_cast<std::size_t>(config.data.max_length > 0 ? config.data.max_length : INT32_MAX);
-      if (sources[i].size() > limit || targets[i].size() > limit) {
-        sources[i].assign(corpus->source(i).begin(), corpus->source(i).end());
-        targets[i].assign(corpus->target(i).begin(), corpus->target(i).end());
-      }
+std::unique_ptr<ParallelCorpus> Trainer::Impl::sampled_corpus(std::int64_t epoch) const {
+  const SamplingOptions sampling{static_cast<float>(config.train.sampling_alpha), -1};
+  const auto seed = static_cast<std::uint32_t>(config.seed * 1000003u + static_cast<std::uint64_t>(epoch));
+  auto sources = source_tokenizer->sample_encode(source_texts, sampling, seed);
+  auto targets = target_tokenizer->sample_encode(target_texts, sampling, seed ^ 0x9E3779B9u);
+  // A sampled segmentation is longer than the best one; keep the best where it would break the limit.
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const auto limit = static_cast<std::size_t>(config.data.max_length > 0 ? config.data.max_length : INT32_MAX);
+    if (sources[i].size() > limit || targets[i].size() > limit) {
+      sources[i].assign(corpus->source(i).begin(), corpus->source(i).end());
+      targets[i].assign(corpus->target(i).begin(), corpus->target(i).end());
     }
-    epoch_corpus = std::make_unique<ParallelCorpus>(ParallelCorpus::from_sequences(sources, targets));
   }
-  plan = plan_epoch(training_corpus(), batching, epoch);
-  state.position = {epoch, 0, batching.seed, batching.digest(), training_corpus().fingerprint()};
+  return std::make_unique<ParallelCorpus>(ParallelCorpus::from_sequences(sources, targets));
 }
 
-std::vector<std::size_t> Trainer::Impl::next_batch() {
-  if (static_cast<std::size_t>(state.position.batch) >= plan.size()) start_epoch(state.position.epoch + 1);
-  return plan[static_cast<std::size_t>(state.position.batch++)];
+void Trainer::Impl::plan_batches() {
+  EpochBatches::CorpusForEpoch corpus_for_epoch;
+  if (config.train.sampling_alpha > 0) corpus_for_epoch = [this](std::int64_t epoch) { return sampled_corpus(epoch); };
+  batches = std::make_unique<EpochBatches>(*corpus, batching, config.train.max_epochs, std::move(corpus_for_epoch));
+  state.position = batches->position();
 }
 
 // One optimizer step over world_size x train.accumulate consecutive batches of the epoch plan:
@@ -579,17 +572,12 @@ std::vector<std::size_t> Trainer::Impl::next_batch() {
 // W x accumulate batches, up to the order of float sums (docs/distributed.md, "Semantics").
 StepOutcome Trainer::Impl::train_step(double& loss_sum, double& nll_sum, std::int64_t& tokens) {
   const int world = place.world_size;
-  std::vector<Batch> batches;
-  std::int64_t step_tokens = 0;
-  for (std::int64_t k = 0; k < config.train.accumulate * world; ++k) {
-    if (epochs_done()) break;
-    const std::vector<std::size_t> indices = next_batch();  // may start the next epoch (and its corpus)
-    step_tokens += count_target_tokens(training_corpus(), indices);
-    if (k % world == place.rank) batches.push_back(make_batch(training_corpus(), indices));
-  }
+  const StepShare share = batches->take_step(config.train.accumulate * world, world, place.rank);
+  state.position = batches->position();
+  const std::int64_t step_tokens = share.target_tokens;
   optimizer->zero_grad();
   double step_loss = 0, step_nll = 0;
-  for (const Batch& cpu_batch : batches) {
+  for (const Batch& cpu_batch : share.batches) {
     const Batch batch = cpu_batch.to(device);
     at::Tensor loss;
     {
@@ -747,7 +735,7 @@ TrainResult Trainer::Impl::loop() {
   std::int64_t tokens = 0, steps_in_interval = 0, bad_in_a_row = 0;
   bool stop = false;
   while (!stop) {
-    if (epochs_done()) {
+    if (batches->exhausted()) {
       result.stop_reason = "max epochs";
       break;
     }
@@ -877,7 +865,7 @@ TrainResult Trainer::Impl::run() {
   if (config.resume) {
     resume();
   } else {
-    phase("planning the first epoch", [&] { start_epoch(0); });
+    phase("planning the first epoch", [&] { plan_batches(); });
   }
   TrainResult result = loop();
   struct rusage usage {};

@@ -1,5 +1,7 @@
 #include "nmt/data/batching.h"
+#include "nmt/data/epoch_batches.h"
 
+#include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -118,20 +120,20 @@ TEST(BatchPlan, GoldenOrderIsPortable) {
   EXPECT_EQ(plan_epoch(corpus, options, 0), expected);
 }
 
-TEST(BatchIterator, RestoredPositionContinuesExactly) {
+TEST(EpochBatches, RestoredPositionContinuesExactly) {
   const auto corpus = random_corpus(300, 40);
   BatchingOptions options;
   options.max_tokens = 400;
-  BatchIterator reference(corpus, options);
+  EpochBatches reference(corpus, options);
   const std::size_t per_epoch = reference.batches_in_epoch();
   ASSERT_GT(per_epoch, 5u);
   // Stop at several points, including an epoch's last batch and the first batch of the next.
   for (const std::size_t stop : {std::size_t{0}, std::size_t{3}, per_epoch - 1, per_epoch, per_epoch + 2}) {
-    BatchIterator first(corpus, options);
+    EpochBatches first(corpus, options);
     for (std::size_t k = 0; k < stop; ++k) first.next();
     const std::string saved = first.position().to_json();
 
-    BatchIterator resumed(corpus, options);
+    EpochBatches resumed(corpus, options);
     resumed.restore(BatchPosition::from_json(saved));
     EXPECT_EQ(resumed.position(), first.position());
     for (std::size_t k = 0; k < 2 * per_epoch + 1; ++k) {
@@ -140,25 +142,29 @@ TEST(BatchIterator, RestoredPositionContinuesExactly) {
   }
 }
 
-TEST(BatchIterator, EpochsAdvance) {
+TEST(EpochBatches, EpochsAdvance) {
   const auto corpus = random_corpus(50, 10);
   BatchingOptions options;
   options.max_tokens = 60;
-  BatchIterator it(corpus, options);
+  EpochBatches it(corpus, options);
   const std::size_t n = it.batches_in_epoch();
   for (std::size_t k = 0; k < n; ++k) {
     EXPECT_EQ(it.epoch(), 0);
     it.next();
   }
+  // After the epoch's last batch the position says so; the next batch starts epoch 1.
+  EXPECT_EQ(it.epoch(), 0);
+  EXPECT_EQ(it.position().batch, static_cast<std::int64_t>(n));
+  it.next();
   EXPECT_EQ(it.epoch(), 1);
-  EXPECT_EQ(it.position().batch, 0);
+  EXPECT_EQ(it.position().batch, 1);
 }
 
-TEST(BatchIterator, FailedRestoreLeavesTheIteratorAsItWas) {
+TEST(EpochBatches, FailedRestoreLeavesTheIteratorAsItWas) {
   const auto corpus = random_corpus(100, 20);
   BatchingOptions options;
   options.max_tokens = 200;
-  BatchIterator it(corpus, options);
+  EpochBatches it(corpus, options);
   it.next();
   it.next();
   const BatchPosition before = it.position();
@@ -169,11 +175,11 @@ TEST(BatchIterator, FailedRestoreLeavesTheIteratorAsItWas) {
   EXPECT_EQ(it.position(), before);
 }
 
-TEST(BatchIterator, RestoreRejectsForeignPositions) {
+TEST(EpochBatches, RestoreRejectsForeignPositions) {
   const auto corpus = random_corpus(100, 20);
   BatchingOptions options;
   options.max_tokens = 200;
-  BatchIterator it(corpus, options);
+  EpochBatches it(corpus, options);
   const BatchPosition good = it.position();
 
   BatchPosition other_corpus = good;
@@ -192,17 +198,17 @@ TEST(BatchIterator, RestoreRejectsForeignPositions) {
   EXPECT_THROW_WITH(BatchPosition::from_json("not json"), DataError, "malformed batch position");
 
   options.max_tokens = 201;  // another plan: a position from the first must not apply
-  BatchIterator changed(corpus, options);
+  EpochBatches changed(corpus, options);
   EXPECT_THROW_WITH(changed.restore(good), DataError, "other batching options");
 }
 
-TEST(BatchIterator, BudgetBelowLongestPairIsAConfigError) {
+TEST(EpochBatches, BudgetBelowLongestPairIsAConfigError) {
   const auto corpus = ParallelCorpus::from_sequences({{4, 4}, {4, 4, 4, 4, 4, 4, 4, 4, 4}}, {{5}, {5}});
   BatchingOptions options;
   options.max_tokens = 9;
-  EXPECT_THROW_WITH(BatchIterator(corpus, options), ConfigError, "max tokens 9", "line 2", "10 tokens");
+  EXPECT_THROW_WITH(EpochBatches(corpus, options), ConfigError, "max tokens 9", "line 2", "10 tokens");
   options.max_tokens = 10;
-  EXPECT_NO_THROW(BatchIterator(corpus, options));
+  EXPECT_NO_THROW(EpochBatches(corpus, options));
 }
 
 TEST(BatchingOptions, Validation) {
@@ -215,6 +221,68 @@ TEST(BatchingOptions, Validation) {
   options.max_sentences = 0;
   options.sort_pool_size = -5;
   EXPECT_THROW_WITH(options.validate(), ConfigError, "sort pool size");
+}
+
+// Ranks take the same step and make disjoint shares: together, in order, the batches one process
+// walking the same plan would take; the step's target tokens count every rank's batches.
+TEST(EpochBatches, RanksShareEachStepAndTogetherTakeTheWholePlan) {
+  const auto corpus = random_corpus(120, 15);
+  BatchingOptions options;
+  options.max_tokens = 150;
+  EpochBatches alone(corpus, options, /*max_epochs=*/2);
+  std::vector<Batch> expected;
+  while (!alone.exhausted()) {
+    StepShare one = alone.take_step(1, 1, 0);
+    expected.push_back(std::move(one.batches.front()));
+  }
+  const int world = 3;
+  std::vector<EpochBatches> ranks;
+  for (int r = 0; r < world; ++r) ranks.emplace_back(corpus, options, 2);
+  std::size_t next = 0;
+  while (!ranks[0].exhausted()) {
+    std::vector<StepShare> shares;
+    for (int r = 0; r < world; ++r) shares.push_back(ranks[static_cast<std::size_t>(r)].take_step(2 * world, world, r));
+    std::int64_t tokens = 0;
+    for (std::int64_t k = 0; k < shares[0].taken; ++k) {
+      const Batch& batch = shares[static_cast<std::size_t>(k % world)].batches[static_cast<std::size_t>(k / world)];
+      ASSERT_LT(next, expected.size());
+      EXPECT_TRUE(at::equal(batch.source, expected[next].source)) << "batch " << next;
+      tokens += expected[next++].target_tokens;
+    }
+    for (const StepShare& share : shares) {
+      EXPECT_EQ(share.target_tokens, tokens);
+      EXPECT_EQ(share.taken, shares[0].taken);
+    }
+  }
+  EXPECT_EQ(next, expected.size()) << "two epochs, then exhausted";
+  EXPECT_EQ(ranks[0].take_step(4, world, 0).taken, 0);
+}
+
+// Each epoch batches the corpus made for it (as subword sampling makes one), and a restored
+// position makes that epoch's corpus again.
+TEST(EpochBatches, EachEpochBatchesItsOwnCorpus) {
+  const auto base = random_corpus(60, 12);
+  BatchingOptions options;
+  options.max_tokens = 100;
+  std::vector<std::int64_t> made;
+  const auto corpus_for_epoch = [&](std::int64_t epoch) {
+    made.push_back(epoch);
+    return std::make_unique<ParallelCorpus>(
+        random_corpus(static_cast<std::size_t>(60 + epoch), 12, /*seed=*/static_cast<unsigned>(100 + epoch)));
+  };
+  EpochBatches batches(base, options, 0, corpus_for_epoch);
+  EXPECT_EQ(batches.corpus().size(), 60u);
+  const std::size_t first_epoch = batches.batches_in_epoch();
+  for (std::size_t k = 0; k <= first_epoch; ++k) batches.next();
+  EXPECT_EQ(batches.epoch(), 1);
+  EXPECT_EQ(batches.corpus().size(), 61u);
+  EXPECT_EQ(batches.position().corpus_fingerprint, batches.corpus().fingerprint());
+  const BatchPosition saved = batches.position();
+  const std::vector<std::size_t> following = batches.next();
+  EpochBatches resumed(base, options, 0, corpus_for_epoch);
+  resumed.restore(saved);
+  EXPECT_EQ(resumed.next(), following);
+  EXPECT_EQ(made, (std::vector<std::int64_t>{0, 1, 0, 1}));
 }
 
 }  // namespace
