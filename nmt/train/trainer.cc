@@ -187,6 +187,24 @@ struct StepOutcome {
   bool finite = true;    // loss and norm finite: the step was taken
   int signal = 0;        // SIGINT or SIGTERM seen by any rank, else 0
   double elapsed = 0;    // rank 0's training seconds so far
+  double loss = 0, nll = 0;     // summed over the step's target tokens (every rank's)
+  std::int64_t tokens = 0;      // the step's target tokens
+};
+
+// Sums over the steps since the last progress line.
+struct ProgressInterval {
+  double loss = 0, nll = 0, norm = 0;
+  std::int64_t tokens = 0, steps = 0;
+  double start = 0;  // training seconds when it began
+
+  void add(const StepOutcome& step) {
+    loss += step.loss;
+    nll += step.nll;
+    norm += step.norm;
+    tokens += step.tokens;
+    ++steps;
+  }
+  void restart(double now) { *this = ProgressInterval{0, 0, 0, 0, 0, now}; }
 };
 
 }  // namespace
@@ -240,10 +258,16 @@ struct Trainer::Impl {
   /// The corpus of an epoch with subword sampling: the kept pairs segmented anew (null without).
   std::unique_ptr<ParallelCorpus> sampled_corpus(std::int64_t epoch) const;
   void plan_batches();
-  StepOutcome train_step(double& loss_sum, double& nll_sum, std::int64_t& tokens);
+  StepOutcome train_step();
   void validate(TrainResult& result, bool& stop);
   void save(bool with_best_copy);
   TrainResult loop();
+  // The loop's named steps.
+  std::string limit_reached_before_step() const;
+  void count_skipped_step(const StepOutcome& step, std::int64_t& bad_in_a_row);
+  void log_progress(const ProgressInterval& interval, double now, std::int64_t first_step);
+  bool end_of_step(const StepOutcome& step, TrainResult& result);
+  void finish(TrainResult& result);
   TrainResult run();
 };
 
@@ -570,7 +594,7 @@ void Trainer::Impl::plan_batches() {
 // ... of the step; gradients are summed over the ranks. The loss is normalised by the step's
 // target tokens on all ranks, so W ranks take exactly the step of one process accumulating all
 // W x accumulate batches, up to the order of float sums (docs/distributed.md, "Semantics").
-StepOutcome Trainer::Impl::train_step(double& loss_sum, double& nll_sum, std::int64_t& tokens) {
+StepOutcome Trainer::Impl::train_step() {
   const int world = place.world_size;
   const StepShare share = batches->take_step(config.train.accumulate * world, world, place.rank);
   state.position = batches->position();
@@ -633,9 +657,9 @@ StepOutcome Trainer::Impl::train_step(double& loss_sum, double& nll_sum, std::in
   optimizer->step();
   ++state.step;
   state.target_tokens += step_tokens;
-  loss_sum += step_loss;
-  nll_sum += step_nll;
-  tokens += step_tokens;
+  outcome.loss = step_loss;
+  outcome.nll = step_nll;
+  outcome.tokens = step_tokens;
   return outcome;
 }
 
@@ -731,88 +755,107 @@ TrainResult Trainer::Impl::loop() {
   clock_start = std::chrono::steady_clock::now();
   elapsed_before = state.elapsed_seconds;
   const std::int64_t first_step = state.step;
-  double loss_sum = 0, nll_sum = 0, norm_sum = 0, interval_start = elapsed();
-  std::int64_t tokens = 0, steps_in_interval = 0, bad_in_a_row = 0;
-  bool stop = false;
-  while (!stop) {
-    if (batches->exhausted()) {
-      result.stop_reason = "max epochs";
-      break;
-    }
-    if (config.train.max_steps > 0 && state.step >= config.train.max_steps) {  // e.g. resumed at the limit
-      result.stop_reason = "max steps";
-      break;
-    }
-    const StepOutcome step = train_step(loss_sum, nll_sum, tokens);
-    const double norm = step.norm;
+  ProgressInterval interval;
+  interval.restart(elapsed());
+  std::int64_t bad_in_a_row = 0;
+  for (;;) {
+    result.stop_reason = limit_reached_before_step();
+    if (!result.stop_reason.empty()) break;
+    const StepOutcome step = train_step();
     if (!step.finite) {
-      ++state.skipped_batches;
-      if (lead()) log().warn("step {}: non-finite loss or gradient norm ({}); batch skipped", state.step + 1, norm);
-      if (++bad_in_a_row >= config.train.max_bad_batches) {
-        throw Error(fmt::format("training stopped: {} batches in a row had a non-finite loss or gradient at step {};"
-                                " lower optim.lr or train.clip-norm, or check the data",
-                                bad_in_a_row, state.step + 1));
-      }
+      count_skipped_step(step, bad_in_a_row);
       continue;
     }
     bad_in_a_row = 0;
-    norm_sum += norm;
-    ++steps_in_interval;
-    const double now = step.elapsed;
-    if (state.step % config.train.log_every == 0 && lead()) {
-      const double seconds = now - interval_start;
-      const double ppl = std::exp(nll_sum / static_cast<double>(tokens));
-      double eta = -1;
-      if (config.train.max_steps > 0) {
-        eta = (now - elapsed_before) / static_cast<double>(state.step - first_step) *
-              static_cast<double>(config.train.max_steps - state.step);
-      }
-      if (config.train.max_minutes > 0) {
-        const double left = config.train.max_minutes * 60 - now;
-        eta = eta < 0 ? left : std::min(eta, left);
-      }
-      log().info("step {:>7} | epoch {:>3} | loss {:.4f} | ppl {:8.2f} | lr {:.2e} | grad norm {:6.2f} | {:6.0f} tok/s"
-                   " | {} elapsed | eta {}",
-                   state.step, state.position.epoch + 1, loss_sum / static_cast<double>(tokens), ppl,
-                   schedule->rate(state.step), norm_sum / static_cast<double>(steps_in_interval),
-                   static_cast<double>(tokens) / seconds, format_duration(now), eta < 0 ? "-" : format_duration(eta));
-      nlohmann::json event{{"event", "train"}, {"step", state.step}, {"epoch", state.position.epoch + 1},
-                           {"target_tokens", state.target_tokens}, {"loss", loss_sum / static_cast<double>(tokens)},
-                           {"ppl", ppl}, {"lr", schedule->rate(state.step)},
-                           {"grad_norm", norm_sum / static_cast<double>(steps_in_interval)},
-                           {"tokens_per_s", static_cast<double>(tokens) / seconds}, {"elapsed_s", now}};
-      if (comm) event["sync_s"] = sync_seconds;  // rank 0's time in the gradient sum, waits for other ranks included
-      metrics->write(event.dump());
-    }
-    state.elapsed_seconds = now;
-    const bool at_max_steps = config.train.max_steps > 0 && state.step >= config.train.max_steps;
-    const bool at_max_time = config.train.max_minutes > 0 && now >= config.train.max_minutes * 60;
+    interval.add(step);
+    state.elapsed_seconds = step.elapsed;
     if (state.step % config.train.log_every == 0) {
+      if (lead()) log_progress(interval, step.elapsed, first_step);
       sync_seconds = 0;
-      loss_sum = nll_sum = norm_sum = 0;
-      tokens = steps_in_interval = 0;
-      interval_start = now;
+      interval.restart(step.elapsed);
     }
-    if (step.signal != 0) {  // any rank's: the whole group stops here, with one checkpoint
-      result.signal = step.signal;
-      result.stop_reason = "signal";
-      save(false);
-      if (lead()) log().warn("stopped by {} at step {}: saved {}; continue with --resume", result.signal == SIGINT ? "SIGINT" : "SIGTERM",
-                   state.step, last_checkpoint);
-      break;
-    }
-    if (config.valid.every > 0 && state.step % config.valid.every == 0) {
-      validate(result, stop);
-    } else if (config.checkpoint.every > 0 && state.step % config.checkpoint.every == 0) {
-      save(false);
-    }
-    if (!stop && (at_max_steps || at_max_time)) {
-      result.stop_reason = at_max_steps ? "max steps" : "max minutes";
-      stop = true;
-    }
+    if (end_of_step(step, result)) break;
   }
+  finish(result);
+  return result;
+}
+
+// The epochs or steps allowed are used up before the next step ("" if not; a run resumed at its limit stops here).
+std::string Trainer::Impl::limit_reached_before_step() const {
+  if (batches->exhausted()) return "max epochs";
+  if (config.train.max_steps > 0 && state.step >= config.train.max_steps) return "max steps";
+  return "";
+}
+
+// A step with a non-finite loss or gradient was skipped: too many in a row stop the run.
+void Trainer::Impl::count_skipped_step(const StepOutcome& step, std::int64_t& bad_in_a_row) {
+  ++state.skipped_batches;
+  if (lead()) log().warn("step {}: non-finite loss or gradient norm ({}); batch skipped", state.step + 1, step.norm);
+  if (++bad_in_a_row >= config.train.max_bad_batches) {
+    throw Error(fmt::format("training stopped: {} batches in a row had a non-finite loss or gradient at step {};"
+                            " lower optim.lr or train.clip-norm, or check the data",
+                            bad_in_a_row, state.step + 1));
+  }
+}
+
+// The progress line and its metrics event (rank 0).
+void Trainer::Impl::log_progress(const ProgressInterval& interval, double now, std::int64_t first_step) {
+  const double seconds = now - interval.start, tokens = static_cast<double>(interval.tokens);
+  const double loss = interval.loss / tokens, ppl = std::exp(interval.nll / tokens);
+  const double norm = interval.norm / static_cast<double>(interval.steps), tokens_per_s = tokens / seconds;
+  double eta = -1;
+  if (config.train.max_steps > 0) {
+    eta = (now - elapsed_before) / static_cast<double>(state.step - first_step) *
+          static_cast<double>(config.train.max_steps - state.step);
+  }
+  if (config.train.max_minutes > 0) {
+    const double left = config.train.max_minutes * 60 - now;
+    eta = eta < 0 ? left : std::min(eta, left);
+  }
+  log().info("step {:>7} | epoch {:>3} | loss {:.4f} | ppl {:8.2f} | lr {:.2e} | grad norm {:6.2f} | {:6.0f} tok/s"
+             " | {} elapsed | eta {}",
+             state.step, state.position.epoch + 1, loss, ppl, schedule->rate(state.step), norm, tokens_per_s,
+             format_duration(now), eta < 0 ? "-" : format_duration(eta));
+  nlohmann::json event{{"event", "train"}, {"step", state.step}, {"epoch", state.position.epoch + 1},
+                       {"target_tokens", state.target_tokens}, {"loss", loss},
+                       {"ppl", ppl}, {"lr", schedule->rate(state.step)},
+                       {"grad_norm", norm}, {"tokens_per_s", tokens_per_s}, {"elapsed_s", now}};
+  if (comm) event["sync_s"] = sync_seconds;  // rank 0's time in the gradient sum, waits for other ranks included
+  metrics->write(event.dump());
+}
+
+// After a step: a signal saves and stops; validation or a checkpoint when due; the step and time
+// limits. Returns whether the loop ends.
+bool Trainer::Impl::end_of_step(const StepOutcome& step, TrainResult& result) {
+  if (step.signal != 0) {  // any rank's: the whole group stops here, with one checkpoint
+    result.signal = step.signal;
+    result.stop_reason = "signal";
+    save(false);
+    if (lead()) {
+      log().warn("stopped by {} at step {}: saved {}; continue with --resume",
+                 result.signal == SIGINT ? "SIGINT" : "SIGTERM", state.step, last_checkpoint);
+    }
+    return true;
+  }
+  bool stop = false;  // early stopping
+  if (config.valid.every > 0 && state.step % config.valid.every == 0) {
+    validate(result, stop);
+  } else if (config.checkpoint.every > 0 && state.step % config.checkpoint.every == 0) {
+    save(false);
+  }
+  if (stop) return true;
+  const bool at_max_steps = config.train.max_steps > 0 && state.step >= config.train.max_steps;
+  const bool at_max_time = config.train.max_minutes > 0 && step.elapsed >= config.train.max_minutes * 60;
+  if (at_max_steps || at_max_time) {
+    result.stop_reason = at_max_steps ? "max steps" : "max minutes";
+    return true;
+  }
+  return false;
+}
+
+// Finish with a validation (and its checkpoint) unless one just ran at this step, then the result.
+void Trainer::Impl::finish(TrainResult& result) {
   if (result.stop_reason != "signal" && result.stop_reason != "early stopping") {
-    // Finish with a validation (and its checkpoint) unless one just ran at this step.
     if (config.valid.every == 0 || state.step % config.valid.every != 0) {
       bool unused = false;
       validate(result, unused);
@@ -823,7 +866,6 @@ TrainResult Trainer::Impl::loop() {
   result.skipped_batches = state.skipped_batches;
   result.target_tokens = state.target_tokens;
   result.last_checkpoint = last_checkpoint;
-  return result;
 }
 
 Trainer::Trainer(TrainConfig config, std::string config_text, RankInfo rank) : impl_(std::make_unique<Impl>()) {
