@@ -211,4 +211,41 @@ bool verify_digests(torch::serialize::InputArchive& archive, const std::string& 
   return true;
 }
 
+ArchiveReader::ArchiveReader(torch::serialize::InputArchive& archive, std::string what, std::string path)
+    : archive_(archive), what_(std::move(what)), path_(std::move(path)) {}
+
+void ArchiveReader::fail(const std::string& message) const { throw DataError(what_ + " " + path_ + ": " + message); }
+
+c10::IValue ArchiveReader::value(const char* key) const {
+  c10::IValue value;
+  if (!archive_.try_read(key, value)) fail(std::string("no '") + key + "' entry");
+  return value;
+}
+
+std::int64_t ArchiveReader::integer(const char* key) const {
+  const c10::IValue v = value(key);
+  if (!v.isInt()) fail(std::string("no '") + key + "' entry");
+  return v.toInt();
+}
+
+double ArchiveReader::real(const char* key) const {
+  const c10::IValue v = value(key);
+  if (!v.isDouble()) fail(std::string("no '") + key + "' entry");
+  return v.toDouble();
+}
+
+std::string ArchiveReader::string(const char* key) const {
+  const c10::IValue v = value(key);
+  if (!v.isString()) fail(std::string("no '") + key + "' entry");
+  return v.toStringRef();
+}
+
+bool ArchiveReader::try_tensor(const std::string& key, at::Tensor& tensor) const {
+  return archive_.try_read(key, tensor, /*is_buffer=*/true);
+}
+
+void ArchiveReader::archive(const char* key, torch::serialize::InputArchive& sub) const {
+  if (!archive_.try_read(key, sub)) fail(std::string("no '") + key + "' entry");
+}
+
 }  // namespace nmt

@@ -14,6 +14,8 @@
 #include <map>
 #include <string>
 
+#include "nmt/core/error.h"
+
 namespace nmt {
 
 /// The archive entry that holds the digests.
@@ -42,5 +44,41 @@ std::map<std::string, at::Tensor> list_archive_tensors(torch::serialize::InputAr
 /// naming the first entry that differs, is missing, or has no digest. Returns false, checking
 /// nothing, when the archive has no "digests" entry (files written before they existed).
 bool verify_digests(torch::serialize::InputArchive& archive, const std::string& path, const std::string& what);
+
+/// Typed entries of a loaded archive. Every failure is a one-line DataError that names the file:
+/// "WHAT PATH: no 'KEY' entry".
+class ArchiveReader {
+ public:
+  ArchiveReader(torch::serialize::InputArchive& archive, std::string what, std::string path);
+  std::int64_t integer(const char* key) const;
+  double real(const char* key) const;
+  std::string string(const char* key) const;
+  /// A tensor entry (a buffer), or false when there is none.
+  bool try_tensor(const std::string& key, at::Tensor& tensor) const;
+  /// A sub-archive.
+  void archive(const char* key, torch::serialize::InputArchive& sub) const;
+  /// DataError "WHAT PATH: message".
+  [[noreturn]] void fail(const std::string& message) const;
+  torch::serialize::InputArchive& raw() const { return archive_; }
+
+ private:
+  c10::IValue value(const char* key) const;
+  torch::serialize::InputArchive& archive_;
+  std::string what_, path_;
+};
+
+/// Returns read() (which parses the file at `path`); an exception that is not the toolkit's own
+/// (what LibTorch says about a damaged archive) becomes DataError "WHAT PATH is damaged: <its first
+/// line>".
+template <typename Read>
+auto read_archive_reporting_damage(const std::string& what, const std::string& path, Read read) -> decltype(read()) {
+  try {
+    return read();
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw DataError(what + " " + path + " is damaged: " + first_line(e));
+  }
+}
 
 }  // namespace nmt

@@ -47,24 +47,14 @@ std::string shape_string(at::IntArrayRef sizes) {
   return out.str() + ']';
 }
 
-std::string read_string(torch::serialize::InputArchive& archive, const char* key, const std::string& path) {
-  c10::IValue value;
-  if (!archive.try_read(key, value) || !value.isString()) {
-    throw DataError("checkpoint " + path + ": no '" + key + "' entry");
-  }
-  return value.toStringRef();
-}
-
-Tokenizer read_tokenizer(torch::serialize::InputArchive& archive, const char* key, const std::string& path) {
+Tokenizer read_tokenizer(const ArchiveReader& reader, const char* key, const std::string& path) {
   at::Tensor bytes;
-  if (!archive.try_read(key, bytes, /*is_buffer=*/true)) throw DataError("checkpoint " + path + ": no '" + key + "' entry");
-  if (bytes.scalar_type() != at::kByte || bytes.dim() != 1) {
-    throw DataError("checkpoint " + path + ": '" + key + "' is not a uint8 vector");
-  }
+  if (!reader.try_tensor(key, bytes)) reader.fail(std::string("no '") + key + "' entry");
+  if (bytes.scalar_type() != at::kByte || bytes.dim() != 1) reader.fail(std::string("'") + key + "' is not a uint8 vector");
   try {
     return Tokenizer::from_bytes(tensor_bytes(bytes), path + ":" + key);
   } catch (const DataError&) {
-    throw DataError("checkpoint " + path + ": '" + key + "' is not a SentencePiece model with the toolkit's special ids");
+    reader.fail(std::string("'") + key + "' is not a SentencePiece model with the toolkit's special ids");
   }
 }
 
@@ -136,13 +126,7 @@ Checkpoint load_checkpoint(const std::string& path, const c10::Device& device) {
 }
 
 Checkpoint load_checkpoint_from_bytes(const std::string& bytes, const std::string& path, const c10::Device& device) {
-  try {
-    return read_checkpoint(path, device, bytes);
-  } catch (const Error&) {
-    throw;
-  } catch (const std::exception& e) {  // anything LibTorch says about a damaged archive, in one line with the file
-    throw DataError("checkpoint " + path + " is damaged: " + first_line(e));
-  }
+  return read_archive_reporting_damage("checkpoint", path, [&] { return read_checkpoint(path, device, bytes); });
 }
 
 namespace {
@@ -165,21 +149,22 @@ Checkpoint read_checkpoint(const std::string& path, const c10::Device& device, c
     log().warn("checkpoint {} has format version 1, written before checkpoints carried checksums: loaded unverified",
                path);
   }
-  std::string toolkit_version = read_string(archive, kToolkitVersion, path);
-  std::string training_config = read_string(archive, kTrainingConfig, path);
+  const ArchiveReader reader(archive, "checkpoint", path);
+  std::string toolkit_version = reader.string(kToolkitVersion);
+  std::string training_config = reader.string(kTrainingConfig);
   ModelConfig config;
   try {
-    config = ModelConfig::from_json(read_string(archive, kModelConfig, path));
+    config = ModelConfig::from_json(reader.string(kModelConfig));
   } catch (const DataError& e) {
-    throw DataError("checkpoint " + path + ": " + e.what());
+    reader.fail(e.what());
   }
-  Tokenizer source_tokenizer = read_tokenizer(archive, kSourceTokenizer, path);
-  Tokenizer target_tokenizer = read_tokenizer(archive, kTargetTokenizer, path);
+  Tokenizer source_tokenizer = read_tokenizer(reader, kSourceTokenizer, path);
+  Tokenizer target_tokenizer = read_tokenizer(reader, kTargetTokenizer, path);
   check_vocab(source_tokenizer, config.source_vocab_size, "source", path);
   check_vocab(target_tokenizer, config.target_vocab_size, "target", path);
 
   torch::serialize::InputArchive model_archive;
-  if (!archive.try_read(kModel, model_archive)) throw DataError("checkpoint " + path + ": no 'model' entry");
+  reader.archive(kModel, model_archive);
   const std::map<std::string, at::Tensor> stored = list_archive_tensors(model_archive);
 
   Seq2Seq model(config);

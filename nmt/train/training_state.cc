@@ -26,24 +26,6 @@ void write_int(torch::serialize::OutputArchive& archive, const char* key, std::i
   archive.write(key, c10::IValue(value));
 }
 
-std::int64_t read_int(torch::serialize::InputArchive& archive, const char* key, const std::string& path) {
-  c10::IValue value;
-  if (!archive.try_read(key, value) || !value.isInt()) throw DataError("training state " + path + ": no '" + key + "'");
-  return value.toInt();
-}
-
-double read_double(torch::serialize::InputArchive& archive, const char* key, const std::string& path) {
-  c10::IValue value;
-  if (!archive.try_read(key, value) || !value.isDouble()) throw DataError("training state " + path + ": no '" + key + "'");
-  return value.toDouble();
-}
-
-std::string read_string(torch::serialize::InputArchive& archive, const char* key, const std::string& path) {
-  c10::IValue value;
-  if (!archive.try_read(key, value) || !value.isString()) throw DataError("training state " + path + ": no '" + key + "'");
-  return value.toStringRef();
-}
-
 /// The default generator of every device whose random state a checkpoint keeps: the CPU's, then
 /// each CUDA device's, keyed by its archive name. Context::defaultGenerator(Device) exists in
 /// LibTorch 1.13 and 2.x alike (the CUDA hooks' getDefaultCUDAGenerator does not in 2.x).
@@ -98,13 +80,8 @@ TrainingState load_training_state(const std::string& path, torch::optim::Optimiz
 
 TrainingState load_training_state_from_bytes(const std::string& bytes, const std::string& path,
                                              torch::optim::Optimizer& optimizer) {
-  try {
-    return read_training_state(path, bytes, optimizer);
-  } catch (const Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw DataError("training state " + path + " is damaged: " + first_line(e));
-  }
+  return read_archive_reporting_damage("training state", path,
+                                       [&] { return read_training_state(path, bytes, optimizer); });
 }
 
 namespace {
@@ -112,7 +89,8 @@ namespace {
 TrainingState read_training_state(const std::string& path, const std::string& bytes, torch::optim::Optimizer& optimizer) {
   torch::serialize::InputArchive archive;
   load_archive_from_bytes(archive, bytes, path, "training state");
-  const std::int64_t format = read_int(archive, "format_version", path);
+  const ArchiveReader reader(archive, "training state", path);
+  const std::int64_t format = reader.integer("format_version");
   if (format < 1 || format > kStateFormatVersion) {
     throw DataError("training state " + path + " has format version " + std::to_string(format) + ", this nmt reads 1 to " +
                     std::to_string(kStateFormatVersion));
@@ -121,42 +99,42 @@ TrainingState read_training_state(const std::string& path, const std::string& by
     throw DataError("training state " + path + " is damaged: its table of checksums is missing");
   }
   TrainingState state;
-  state.step = read_int(archive, "step", path);
-  state.position = BatchPosition::from_json(read_string(archive, "position", path));
-  state.schedule_json = read_string(archive, "schedule", path);
-  state.best_metric = read_double(archive, "best_metric", path);
-  state.validations = read_int(archive, "validations", path);
-  state.bad_validations = read_int(archive, "bad_validations", path);
-  state.skipped_batches = read_int(archive, "skipped_batches", path);
-  state.elapsed_seconds = read_double(archive, "elapsed_seconds", path);
+  state.step = reader.integer("step");
+  state.position = BatchPosition::from_json(reader.string("position"));
+  state.schedule_json = reader.string("schedule");
+  state.best_metric = reader.real("best_metric");
+  state.validations = reader.integer("validations");
+  state.bad_validations = reader.integer("bad_validations");
+  state.skipped_batches = reader.integer("skipped_batches");
+  state.elapsed_seconds = reader.real("elapsed_seconds");
   if (format >= 3) {
-    state.target_tokens = read_int(archive, "target_tokens", path);
-    state.world_size = read_int(archive, "world_size", path);
+    state.target_tokens = reader.integer("target_tokens");
+    state.world_size = reader.integer("world_size");
     if (state.world_size < 1 || state.world_size > 65536) {
-      throw DataError("training state " + path + ": world_size " + std::to_string(state.world_size) + " out of range");
+      reader.fail("world_size " + std::to_string(state.world_size) + " out of range");
     }
     for (std::int64_t r = 1; r < state.world_size; ++r) {
       at::Tensor generator_state;
-      if (!archive.try_read(rank_generator_key(static_cast<std::size_t>(r)), generator_state, /*is_buffer=*/true)) {
-        throw DataError("training state " + path + ": no " + rank_generator_key(static_cast<std::size_t>(r)) + " for its " +
-                        std::to_string(state.world_size) + " ranks");
+      if (!reader.try_tensor(rank_generator_key(static_cast<std::size_t>(r)), generator_state)) {
+        reader.fail("no " + rank_generator_key(static_cast<std::size_t>(r)) + " for its " +
+                    std::to_string(state.world_size) + " ranks");
       }
       state.rank_generator_states.push_back(generator_state);
     }
   }
   torch::serialize::InputArchive optimizer_archive;
-  if (!archive.try_read("optimizer", optimizer_archive)) throw DataError("training state " + path + ": no optimizer state");
+  if (!archive.try_read("optimizer", optimizer_archive)) reader.fail("no optimizer state");
   try {
     optimizer.load(optimizer_archive);
   } catch (const c10::Error& e) {
-    throw DataError("training state " + path + ": optimizer state does not fit the model: " + first_line(e));
+    reader.fail("optimizer state does not fit the model: " + first_line(e));
   }
   // The CPU's state is required; a CUDA device's is restored when the file has it (a run may
   // resume on a machine with more devices than it was saved on).
   for (auto& [key, generator] : default_generators()) {
     at::Tensor rng_state;
-    if (!archive.try_read(key, rng_state, /*is_buffer=*/true)) {
-      if (key == "cpu_rng") throw DataError("training state " + path + ": no cpu_rng");
+    if (!reader.try_tensor(key, rng_state)) {
+      if (key == "cpu_rng") reader.fail("no cpu_rng");
       continue;
     }
     std::lock_guard<std::mutex> lock(generator.mutex());
