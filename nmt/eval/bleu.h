@@ -6,16 +6,31 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace nmt {
 
 /// BLEU settings. The defaults are sacreBLEU's (`sacrebleu -m bleu`, `BLEU()`).
+enum class BleuTokenizer {
+  tok_13a,  // "13a": mteval-v13a's rules (tokenizer_13a.h)
+  none,     // "none": split at whitespace only
+};
+BleuTokenizer parse_bleu_tokenizer(const std::string& name);  // throws ConfigError
+std::string to_string(BleuTokenizer tokenizer);
+
+enum class BleuSmoothing {
+  exp,    // "exp": NIST's geometric sequence
+  none,   // "none"
+  floor,  // "floor": zero precisions become smooth_value / total
+  add_k,  // "add-k": k added to the matches and totals of orders above 1
+};
+BleuSmoothing parse_bleu_smoothing(const std::string& name);  // throws ConfigError
+std::string to_string(BleuSmoothing smoothing);
+
 struct BleuOptions {
-  std::string tokenize = "13a";        // "13a" (mteval-v13a rules) or "none" (split at whitespace only)
+  BleuTokenizer tokenize = BleuTokenizer::tok_13a;
   bool lowercase = false;              // lowercase hypotheses and references first (case:lc)
-  std::string smooth = "exp";          // "exp" (NIST), "none", "floor" or "add-k"
+  BleuSmoothing smooth = BleuSmoothing::exp;
   std::optional<double> smooth_value;  // for floor and add-k; unset: 0.1 (floor), 1 (add-k); unused otherwise
   int max_ngram_order = 4;             // longest n-gram counted, >= 1
   bool effective_order = false;        // average only the orders that have hypothesis n-grams
@@ -56,11 +71,6 @@ struct BleuScore {
   std::string signature(const BleuOptions& options) const;
 };
 
-/// sacreBLEU's 13a tokenization of one line (UTF-8): drops "<skipped>" and "-\n", turns newlines
-/// into spaces, decodes &quot; &amp; &lt; &gt;, splits off punctuation (periods and commas only
-/// where not next to a digit, dashes only after a digit) and joins the tokens with single spaces.
-std::string tokenize_13a(std::string_view line);
-
 /// Statistics of a corpus. `references[r][i]` is sentence i of reference stream r. Every stream
 /// must have as many lines as `hypotheses`; per sentence, empty references are ignored (sacreBLEU's
 /// rule for a variable number of references), but at least one must remain. Throws DataError
@@ -83,31 +93,4 @@ BleuScore corpus_bleu(const std::vector<std::string>& hypotheses,
 BleuScore sentence_bleu(const std::string& hypothesis, const std::vector<std::string>& references,
                         const BleuOptions& options = {});
 
-// Text handling with the semantics of Python 3's `str`, which sacreBLEU runs on (the chrF scorer
-// uses it as well). Arguments are valid UTF-8.
-
-/// Python's str.isspace() for one code point (ASCII whitespace, U+001C..U+001F, U+0085, U+00A0,
-/// U+1680, U+2000..U+200A, U+2028, U+2029, U+202F, U+205F, U+3000).
-bool is_unicode_whitespace(char32_t c);
-/// Python's str.split(): the pieces between runs of whitespace, without empty ones.
-std::vector<std::string_view> split_whitespace(std::string_view utf8);
-/// Python's str.lower(): full Unicode lowercase mapping (Unicode 14), with Greek final sigma.
-std::string lowercase_unicode(std::string_view utf8);
-
-namespace detail {
-
-/// Checks a scorer's input (see bleu_statistics) and returns, per sentence, the indices of its
-/// non-empty reference streams; `num_refs` receives their common count, or -1 when it varies.
-/// `metric` starts the error messages ("BLEU", "chrF").
-std::vector<std::vector<std::size_t>> check_scorer_input(
-    const char* metric, const std::vector<std::string>& hypotheses,
-    const std::vector<std::vector<std::string>>& references, int& num_refs);
-
-/// Python's `format(value, f".{decimals}f")` (correctly rounded, as printf).
-std::string fixed(double value, int decimals);
-
-/// The "version:..." field of the toolkit's signatures: "nmt-" + nmt::version().
-std::string signature_version();
-
-}  // namespace detail
 }  // namespace nmt

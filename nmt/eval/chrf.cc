@@ -5,7 +5,8 @@
 #include <unordered_map>
 
 #include "nmt/core/error.h"
-#include "nmt/eval/bleu.h"
+#include "nmt/eval/metric_helpers.h"
+#include "nmt/eval/unicode_text.h"
 
 namespace nmt {
 namespace {

@@ -6,6 +6,8 @@
 
 #include "nmt/core/error.h"
 #include "nmt/data/text_file.h"
+#include "nmt/eval/metric_helpers.h"
+#include "nmt/eval/unicode_text.h"
 
 namespace nmt {
 namespace {
@@ -83,7 +85,7 @@ void ScoringOptions::validate() const {
 BleuOptions ScoringOptions::bleu_options() const {
   BleuOptions options;
   options.lowercase = lowercase;
-  options.tokenize = tokenize;
+  options.tokenize = parse_bleu_tokenizer(tokenize);
   return options;
 }
 

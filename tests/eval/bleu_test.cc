@@ -1,4 +1,7 @@
 #include "nmt/eval/bleu.h"
+#include "nmt/eval/metric_helpers.h"
+#include "nmt/eval/tokenizer_13a.h"
+#include "nmt/eval/unicode_text.h"
 
 #include <gtest/gtest.h>
 
@@ -28,7 +31,7 @@ std::string version_field() { return "version:nmt-" + version(); }
 
 BleuOptions with_smooth(const std::string& method, std::optional<double> value = std::nullopt) {
   BleuOptions options;
-  options.smooth = method;
+  options.smooth = parse_bleu_smoothing(method);
   options.smooth_value = value;
   return options;
 }
@@ -36,8 +39,8 @@ BleuOptions with_smooth(const std::string& method, std::optional<double> value =
 // sacreBLEU's compat.raw_corpus_bleu: no tokenization, floor smoothing, effective order.
 BleuOptions raw_options(std::optional<double> floor = 0.01) {
   BleuOptions options;
-  options.tokenize = "none";
-  options.smooth = "floor";
+  options.tokenize = BleuTokenizer::none;
+  options.smooth = BleuSmoothing::floor;
   options.smooth_value = floor;
   options.effective_order = true;
   return options;
@@ -259,7 +262,7 @@ TEST(BleuSacreBleu, CorpusBleuCases) {
   EXPECT_NEAR(corpus_bleu(kReadmeHyps, kReadmeRefs).score, 48.530827, 1e-6);
   EXPECT_NEAR(corpus_bleu({"", "", ""}, kReadmeRefs).score, 0.0, 1e-8);
   BleuOptions none;
-  none.tokenize = "none";
+  none.tokenize = BleuTokenizer::none;
   EXPECT_NEAR(corpus_bleu(kReadmeHyps, kReadmeRefs, none).score, 49.1919566, 1e-6);
   EXPECT_NEAR(corpus_bleu(kReadmeHyps, kReadmeRefs, with_smooth("none")).score, 48.530827, 1e-6);
 }
@@ -342,7 +345,7 @@ TEST(BleuSacreBleu, SentenceBleuSmoothingVariants) {
   };
   for (const auto& c : cases) {
     auto options = with_smooth(c.smooth, c.value);
-    options.tokenize = c.tokenize;
+    options.tokenize = parse_bleu_tokenizer(c.tokenize);
     options.effective_order = true;
     EXPECT_NEAR(sentence_bleu(sys, {ref}, options).score, c.expected, 1e-3) << c.smooth << " " << c.tokenize;
   }
@@ -381,10 +384,10 @@ TEST(Bleu, SignatureNamesEverySetting) {
   const auto score = corpus_bleu({"a b c d"}, {{"a b c d"}});
   BleuOptions options;
   options.lowercase = true;
-  options.smooth = "floor";
+  options.smooth = BleuSmoothing::floor;
   EXPECT_EQ(score.signature(options), "nrefs:1|case:lc|eff:no|tok:13a|smooth:floor[0.10]|" + version_field());
-  options.smooth = "add-k";
-  options.tokenize = "none";
+  options.smooth = BleuSmoothing::add_k;
+  options.tokenize = BleuTokenizer::none;
   options.effective_order = true;
   EXPECT_EQ(score.signature(options), "nrefs:1|case:lc|eff:yes|tok:none|smooth:add-k[1.00]|" + version_field());
   options.smooth_value = 2;
@@ -392,13 +395,12 @@ TEST(Bleu, SignatureNamesEverySetting) {
 }
 
 TEST(Bleu, RejectsInvalidOptions) {
+  // Names are parsed into the enums: an unknown one is a ConfigError naming it.
+  EXPECT_THROW_WITH(parse_bleu_tokenizer("intl"), ConfigError, "tokenizer", "intl");
+  EXPECT_THROW_WITH(parse_bleu_smoothing("laplace"), ConfigError, "smoothing", "laplace");
+  for (const char* name : {"13a", "none"}) EXPECT_EQ(to_string(parse_bleu_tokenizer(name)), name);
+  for (const char* name : {"exp", "none", "floor", "add-k"}) EXPECT_EQ(to_string(parse_bleu_smoothing(name)), name);
   BleuOptions options;
-  options.tokenize = "intl";
-  EXPECT_THROW_WITH(options.validate(), ConfigError, "tokenizer", "intl");
-  options = {};
-  options.smooth = "laplace";
-  EXPECT_THROW_WITH(corpus_bleu({"a"}, {{"a"}}, options), ConfigError, "smoothing", "laplace");
-  options = {};
   options.smooth_value = -1;
   EXPECT_THROW_WITH(options.validate(), ConfigError, "smooth value");
   options = {};

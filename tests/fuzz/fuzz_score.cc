@@ -89,7 +89,7 @@ void score(const nmt::ScoringInput& input) {
   check_chrf_additivity(input, chrf_plus_plus);
   nmt::BleuOptions sentence;
   sentence.effective_order = true;
-  sentence.smooth = "add-k";
+  sentence.smooth = nmt::BleuSmoothing::add_k;
   for (std::size_t i = 0; i < input.hypotheses.size() && i < 4; ++i) {
     std::vector<std::string> references;
     for (const auto& stream : input.references) references.push_back(stream[i]);
