@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "apps/common/app_main.h"
+#include "nmt/core/text_output.h"
 #include "nmt/eval/scoring.h"
 
 int main(int argc, char** argv) {
@@ -26,7 +27,7 @@ int main(int argc, char** argv) {
     options.validate();  // before reading: an option error needs no input
     const auto input = nmt::read_scoring_input(hypotheses, references);
     const auto scores = nmt::score_corpus(input, options);
-    nmt::app::TextOutput output("-");
+    nmt::TextOutput output("-");
     output.stream() << (json ? nmt::scores_json(scores, options) + "\n" : nmt::format_scores(scores, options));
     output.finish();
   });

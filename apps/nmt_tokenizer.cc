@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "apps/common/app_main.h"
+#include "nmt/core/text_output.h"
 #include "nmt/core/error.h"
 #include "nmt/data/text_file.h"
 #include "nmt/data/tokenizer.h"
@@ -27,7 +28,7 @@ void add_io_options(CLI::App& command, IoOptions& io) {
 template <typename LineFn>
 void map_lines(const IoOptions& io, LineFn line_fn) {
   nmt::TextLineReader reader(io.input);
-  nmt::app::TextOutput output(io.output);
+  nmt::TextOutput output(io.output);
   std::string line;
   while (reader.next(line)) {
     std::string result;

@@ -3,12 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <iostream>
-#include <streambuf>
-#include <string_view>
-#include <vector>
 
 #include "nmt/core/error.h"
-#include "nmt/core/file_io.h"
 #include "nmt/core/logging.h"
 #include "nmt/core/version.h"
 
@@ -52,61 +48,6 @@ int run(CLI::App& app, int argc, char** argv, const std::function<void()>& body)
     spdlog::error("{}", e.what());
     return 1;
   }
-}
-
-namespace {
-
-/// An ostream buffer that hands full 64 KiB blocks to an AtomicOutputFile.
-class AtomicFileBuffer : public std::streambuf {
- public:
-  explicit AtomicFileBuffer(AtomicOutputFile& file) : file_(file), buffer_(1 << 16) {
-    setp(buffer_.data(), buffer_.data() + buffer_.size());
-  }
-  void flush_to_file() {
-    file_.write(std::string_view(pbase(), static_cast<std::size_t>(pptr() - pbase())));
-    setp(buffer_.data(), buffer_.data() + buffer_.size());
-  }
-
- protected:
-  int_type overflow(int_type c) override {
-    flush_to_file();
-    if (!traits_type::eq_int_type(c, traits_type::eof())) sputc(traits_type::to_char_type(c));
-    return traits_type::not_eof(c);
-  }
-  int sync() override { return 0; }  // blocks reach the file when full and at finish()
-
- private:
-  AtomicOutputFile& file_;
-  std::vector<char> buffer_;
-};
-
-}  // namespace
-
-struct TextOutput::Impl {
-  std::unique_ptr<AtomicOutputFile> file;  // null: stdout
-  std::unique_ptr<AtomicFileBuffer> buffer;
-  std::unique_ptr<std::ostream> stream;
-};
-
-TextOutput::TextOutput(const std::string& path) : impl_(std::make_unique<Impl>()) {
-  if (path.empty() || path == "-") return;
-  impl_->file = std::make_unique<AtomicOutputFile>(path);
-  impl_->buffer = std::make_unique<AtomicFileBuffer>(*impl_->file);
-  impl_->stream = std::make_unique<std::ostream>(impl_->buffer.get());
-}
-
-TextOutput::~TextOutput() = default;
-
-std::ostream& TextOutput::stream() { return impl_->file ? *impl_->stream : std::cout; }
-
-void TextOutput::finish() {
-  if (!impl_->file) {
-    std::cout.flush();
-    if (!std::cout) throw IoError("cannot write to standard output");
-    return;
-  }
-  impl_->buffer->flush_to_file();  // throws IoError naming the file
-  impl_->file->commit();
 }
 
 }  // namespace nmt::app

@@ -17,18 +17,4 @@ void add_common_options(CLI::App& app);
 /// (--help returns 0); an exception from `body` is logged as one line with spdlog and returns 1.
 int run(CLI::App& app, int argc, char** argv, const std::function<void()>& body);
 
-/// Where a program writes its text output: stdout ("-" or empty) or a file that appears only
-/// complete (written to a temporary file and renamed by finish()).
-class TextOutput {
- public:
-  explicit TextOutput(const std::string& path);
-  ~TextOutput();
-  std::ostream& stream();
-  void finish();  // throws nmt::IoError
-
- private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
-};
-
 }  // namespace nmt::app

@@ -34,19 +34,19 @@ LengthPenalty parse_length_penalty(const std::string& name) {
 }
 
 void SearchOptions::validate() const {
-  require_option(std::isfinite(max_length_a) && max_length_a >= 0 && max_length_a <= kMaxLengthA, "--max-length-a",
+  require_option(std::isfinite(max_length_a) && max_length_a >= 0 && max_length_a <= kMaxLengthA, "max-length-a",
           "in [0, " + str(kMaxLengthA) + "]", str(max_length_a));
-  require_option(max_length_b >= 0 && max_length_b <= kMaxLengthB, "--max-length-b", "in [0, " + std::to_string(kMaxLengthB) + "]",
+  require_option(max_length_b >= 0 && max_length_b <= kMaxLengthB, "max-length-b", "in [0, " + std::to_string(kMaxLengthB) + "]",
           std::to_string(max_length_b));
-  require_option(min_length >= 0, "--min-length", ">= 0", std::to_string(min_length));
-  require_option(beam_size >= 1, "--beam-size", ">= 1", std::to_string(beam_size));
-  require_option(n_best >= 1 && n_best <= beam_size, "--n-best", "in [1, beam size " + std::to_string(beam_size) + "]",
+  require_option(min_length >= 0, "min-length", ">= 0", std::to_string(min_length));
+  require_option(beam_size >= 1, "beam-size", ">= 1", std::to_string(beam_size));
+  require_option(n_best >= 1 && n_best <= beam_size, "n-best", "in [1, beam size " + std::to_string(beam_size) + "]",
           std::to_string(n_best));
   // alpha >= 0 keeps lp non-decreasing in |Y| and beta >= 0 keeps cp <= 0: beam search's stopping
   // bound relies on both.
-  require_option(std::isfinite(length_alpha) && length_alpha >= 0, "--length-alpha", ">= 0", str(length_alpha));
-  require_option(std::isfinite(coverage_beta) && coverage_beta >= 0, "--coverage-beta", ">= 0", str(coverage_beta));
-  require_option(no_repeat_ngram >= 0, "--no-repeat-ngram", ">= 0 (0: off)", std::to_string(no_repeat_ngram));
+  require_option(std::isfinite(length_alpha) && length_alpha >= 0, "length-alpha", ">= 0", str(length_alpha));
+  require_option(std::isfinite(coverage_beta) && coverage_beta >= 0, "coverage-beta", ">= 0", str(coverage_beta));
+  require_option(no_repeat_ngram >= 0, "no-repeat-ngram", ">= 0 (0: off)", std::to_string(no_repeat_ngram));
 }
 
 std::int64_t SearchOptions::max_length(std::int64_t source_length) const {

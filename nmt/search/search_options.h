@@ -37,7 +37,7 @@ struct SearchOptions {
   double coverage_beta = 0;         // beta of the coverage penalty (0: off; beam search only)
   std::int64_t no_repeat_ngram = 0; // N > 0: no n-gram of N tokens twice in a hypothesis (0: off)
 
-  void validate() const;  // throws ConfigError naming the option, e.g. "--beam-size must be >= 1, got 0"
+  void validate() const;  // throws ConfigError naming the option, e.g. "beam-size must be >= 1, got 0"
   /// The most target tokens for a source of `source_length` subwords (EOS not counted):
   /// min(kMaxTargetLength, max(1, floor(a * n) + b)).
   std::int64_t max_length(std::int64_t source_length) const;

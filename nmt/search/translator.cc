@@ -26,12 +26,12 @@ LongInputPolicy parse_long_input_policy(const std::string& name) {
 
 void TranslateOptions::validate() const {
   search.validate();
-  if (max_tokens < 1) throw ConfigError("--batch-tokens must be >= 1, got " + std::to_string(max_tokens));
-  if (max_sentences < 0) throw ConfigError("--batch-sentences must be >= 0, got " + std::to_string(max_sentences));
-  if (workers < 0) throw ConfigError("--workers must be >= 0 (0: one per core), got " + std::to_string(workers));
-  if (workers > 0) check_thread_count(workers, "--workers");
+  if (max_tokens < 1) throw ConfigError("batch-tokens must be >= 1, got " + std::to_string(max_tokens));
+  if (max_sentences < 0) throw ConfigError("batch-sentences must be >= 0, got " + std::to_string(max_sentences));
+  if (workers < 0) throw ConfigError("workers must be >= 0 (0: one per core), got " + std::to_string(workers));
+  if (workers > 0) check_thread_count(workers, "workers");
   if (max_source_length < 1) {
-    throw ConfigError("--max-source-length must be >= 1, got " + std::to_string(max_source_length));
+    throw ConfigError("max-source-length must be >= 1, got " + std::to_string(max_source_length));
   }
 }
 
@@ -54,8 +54,8 @@ std::vector<int> Translator::encode_source(const std::string& sentence, std::siz
   if (ids.size() > limit) {
     const std::string where = "input line " + std::to_string(line) + ": " + std::to_string(ids.size()) +
                               " subwords, more than the maximum source length " + std::to_string(limit);
-    if (options_.long_inputs == LongInputPolicy::reject) throw DataError(where + " (--long-inputs reject)");
-    log().warn("{}; translating the first {} (--long-inputs truncate)", where, limit);
+    if (options_.long_inputs == LongInputPolicy::reject) throw DataError(where + " (long-inputs reject)");
+    log().warn("{}; translating the first {} (long-inputs truncate)", where, limit);
     ids.resize(limit);
     *truncated = true;
   }

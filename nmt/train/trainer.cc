@@ -349,7 +349,7 @@ void Trainer::Impl::check_run_directory() const {
   if (config.resume) return;  // resume() reads `latest`
   if (fs::exists(checkpoint_dir() / "latest")) {
     throw ConfigError("run directory " + run_dir().string() +
-                      " already holds a training run: resume it (--resume), or choose another run directory");
+                      " already holds a training run: resume it (option resume), or choose another run directory");
   }
   const auto steps = step_files(checkpoint_dir());
   if (steps.empty() && !fs::exists(run_dir() / "best.pt")) return;
@@ -832,7 +832,7 @@ bool Trainer::Impl::end_of_step(const StepOutcome& step, TrainResult& result) {
     result.stop_reason = "signal";
     save(false);
     if (lead()) {
-      log().warn("stopped by {} at step {}: saved {}; continue with --resume",
+      log().warn("stopped by {} at step {}: saved {}; continue with the option resume",
                  result.signal == SIGINT ? "SIGINT" : "SIGTERM", state.step, last_checkpoint);
     }
     return true;

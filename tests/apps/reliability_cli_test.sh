@@ -96,15 +96,15 @@ expect 0 "" -- "$translate" -m "$model" -i "$work/in.es" -o "$work/again.en"
 [[ ! -e $work/again.en.tmp.Xk9dQ2 ]] && pass || fail "a killed writer's temporary file was left"
 
 # --- Absurd numbers: one line, no crash. ----------------------------------------------------------
-expect_error 1 "--threads must be in \[1, [0-9]+\].*got 1000000000" -- \
+expect_error 1 "threads must be in \[1, [0-9]+\].*got 1000000000" -- \
   "$translate" -m "$model" -i "$work/in.es" --threads 1000000000
-expect_error 1 "--workers must be in \[1, [0-9]+\]" -- "$translate" -m "$model" -i "$work/in.es" --workers 1000000000
+expect_error 1 "workers must be in \[1, [0-9]+\]" -- "$translate" -m "$model" -i "$work/in.es" --workers 1000000000
 cores=$(nproc)
 if [[ $cores -lt 64 ]]; then
   "$translate" -m "$model" -i "$work/in.es" -o "$work/many.en" --threads 64 2>"$work/err" && pass || fail "--threads 64"
-  grep -q -- "--threads 64 is more than the $cores cores" "$work/err" && pass || fail "no warning for --threads 64"
+  grep -q -- "threads 64 is more than the $cores cores" "$work/err" && pass || fail "no warning for --threads 64"
 fi
-expect_error 1 "--max-length-a must be in \[0, 1000\], got 1e\+?30" -- \
+expect_error 1 "max-length-a must be in \[0, 1000\], got 1e\+?30" -- \
   "$translate" -m "$model" -i "$work/in.es" --max-length-a 1e30
 expect_error 1 "threads must be in \[1, [0-9]+\]" -- "$train" --config "$work/toy.toml" --run-dir "$work/t" --threads 1000000000
 

@@ -98,7 +98,7 @@ PY
 # Long inputs: truncated with a warning naming the line, or rejected.
 expect 0 "" -- "$translate" -m "$model" -i "$work/in.es" --max-source-length 4
 grep -q "input line 2: .* subwords, more than the maximum source length 4" "$work/err" && pass || fail "no truncation warning"
-expect_error 1 "input line 1: .* subwords, more than the maximum source length 4 \(--long-inputs reject\)" -- \
+expect_error 1 "input line 1: .* subwords, more than the maximum source length 4 \(long-inputs reject\)" -- \
   "$translate" -m "$model" -i "$work/in.es" --max-source-length 4 --long-inputs reject -o "$work/rejected.en"
 [[ ! -e $work/rejected.en ]] && pass || fail "a rejected run left an output file"
 

@@ -74,24 +74,24 @@ TEST(GreedySearch, RowAloneEqualsRowInBatch) {
 TEST(GreedySearch, OptionsAreValidated) {
   SearchOptions options;
   options.max_length_a = -1;
-  EXPECT_THROW_WITH(options.validate(), ConfigError, "--max-length-a");
+  EXPECT_THROW_WITH(options.validate(), ConfigError, "max-length-a");
   options.max_length_a = 1;
   options.min_length = -2;
-  EXPECT_THROW_WITH(options.validate(), ConfigError, "--min-length");
+  EXPECT_THROW_WITH(options.validate(), ConfigError, "min-length");
 }
 
 // --max-length-a 1e30 once overflowed the limit's integer conversion: every output was one subword.
 TEST(GreedySearch, HugeLengthLimitsAreRefusedAndNeverOverflow) {
   SearchOptions options;
   options.max_length_a = 1e30;
-  EXPECT_THROW_WITH(options.validate(), ConfigError, "--max-length-a", "1000");
+  EXPECT_THROW_WITH(options.validate(), ConfigError, "max-length-a", "1000");
   options.max_length_a = kMaxLengthA;
   options.max_length_b = kMaxLengthB;
   EXPECT_NO_THROW(options.validate());
   EXPECT_EQ(options.max_length(1 << 30), kMaxTargetLength);
   EXPECT_EQ(options.max_length(std::numeric_limits<std::int64_t>::max()), kMaxTargetLength);
   options.max_length_b = kMaxLengthB + 1;
-  EXPECT_THROW_WITH(options.validate(), ConfigError, "--max-length-b");
+  EXPECT_THROW_WITH(options.validate(), ConfigError, "max-length-b");
   options.max_length_a = 2;
   options.max_length_b = 10;
   EXPECT_EQ(options.max_length(7), 24);

@@ -121,16 +121,16 @@ TEST(SearchOptions, NameTheOptionInErrors) {
     return options;
   };
   EXPECT_NO_THROW(SearchOptions{}.validate());
-  EXPECT_THROW_WITH(with([](auto& o) { o.beam_size = 0; }).validate(), ConfigError, "--beam-size must be >= 1, got 0");
-  EXPECT_THROW_WITH(with([](auto& o) { o.n_best = 6; }).validate(), ConfigError, "--n-best", "beam size 5", "got 6");
-  EXPECT_THROW_WITH(with([](auto& o) { o.n_best = 0; }).validate(), ConfigError, "--n-best");
+  EXPECT_THROW_WITH(with([](auto& o) { o.beam_size = 0; }).validate(), ConfigError, "beam-size must be >= 1, got 0");
+  EXPECT_THROW_WITH(with([](auto& o) { o.n_best = 6; }).validate(), ConfigError, "n-best", "beam size 5", "got 6");
+  EXPECT_THROW_WITH(with([](auto& o) { o.n_best = 0; }).validate(), ConfigError, "n-best");
   EXPECT_THROW_WITH(with([](auto& o) { o.length_alpha = -0.5; }).validate(), ConfigError,
                     "--length-alpha must be >= 0, got -0.5");
-  EXPECT_THROW_WITH(with([](auto& o) { o.length_alpha = std::nan(""); }).validate(), ConfigError, "--length-alpha");
-  EXPECT_THROW_WITH(with([](auto& o) { o.coverage_beta = -1; }).validate(), ConfigError, "--coverage-beta", "got -1");
-  EXPECT_THROW_WITH(with([](auto& o) { o.no_repeat_ngram = -1; }).validate(), ConfigError, "--no-repeat-ngram");
-  EXPECT_THROW_WITH(with([](auto& o) { o.min_length = -2; }).validate(), ConfigError, "--min-length");
-  EXPECT_THROW_WITH(with([](auto& o) { o.max_length_b = -1; }).validate(), ConfigError, "--max-length-b");
+  EXPECT_THROW_WITH(with([](auto& o) { o.length_alpha = std::nan(""); }).validate(), ConfigError, "length-alpha");
+  EXPECT_THROW_WITH(with([](auto& o) { o.coverage_beta = -1; }).validate(), ConfigError, "coverage-beta", "got -1");
+  EXPECT_THROW_WITH(with([](auto& o) { o.no_repeat_ngram = -1; }).validate(), ConfigError, "no-repeat-ngram");
+  EXPECT_THROW_WITH(with([](auto& o) { o.min_length = -2; }).validate(), ConfigError, "min-length");
+  EXPECT_THROW_WITH(with([](auto& o) { o.max_length_b = -1; }).validate(), ConfigError, "max-length-b");
 }
 
 TEST(SearchOptions, LengthPenaltyNamesRoundTrip) {

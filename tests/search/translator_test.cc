@@ -184,10 +184,10 @@ TEST(Translator, OptionsAreValidated) {
   const auto model = random_model(tok);
   TranslateOptions o = options(1);
   o.max_tokens = 0;
-  EXPECT_THROW_WITH(Translator(*model, tok, tok, o, at::kCPU), ConfigError, "--batch-tokens must be >= 1");
+  EXPECT_THROW_WITH(Translator(*model, tok, tok, o, at::kCPU), ConfigError, "batch-tokens must be >= 1");
   o = options(1);
   o.max_source_length = 0;
-  EXPECT_THROW_WITH(Translator(*model, tok, tok, o, at::kCPU), ConfigError, "--max-source-length");
+  EXPECT_THROW_WITH(Translator(*model, tok, tok, o, at::kCPU), ConfigError, "max-source-length");
   EXPECT_THROW_WITH(parse_long_input_policy("drop"), ConfigError, "truncate or reject");
 }
 

@@ -1,0 +1,32 @@
+// One run of nmt-translate: a checkpoint over an input file, translations (or the scores of given
+// targets) to outputs that appear whole or not at all.
+#pragma once
+
+#include <string>
+
+#include "nmt/search/translate_stream.h"
+#include "nmt/search/translator.h"
+
+namespace nmt {
+
+struct TranslateJob {
+  std::string checkpoint;                   // written by nmt-train
+  std::string input = "-", output = "-";    // "-": stdin / stdout
+  std::string attention_output;             // attention JSON lines; empty: none
+  std::string alignment_output;             // hard word alignments; empty: none
+  std::string score_targets;                // set: score these targets (forced decoding) instead of translating
+  bool scores = false;                      // prefix each translation with its score
+  TranslateOptions translate;
+  StreamOptions stream;
+  std::string device = "auto";              // auto, cpu, cuda or cuda:N
+  int threads = 1;                          // CPU intra-op threads
+
+  /// Checks the options (ConfigError naming the option) before anything is loaded, and asks the
+  /// search for attention when an output needs it.
+  void prepare();
+};
+
+/// Loads the checkpoint, builds its inference form and streams the input through a Translator.
+StreamSummary run_translate_job(TranslateJob job);
+
+}  // namespace nmt
