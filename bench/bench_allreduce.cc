@@ -13,6 +13,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "bench/bench_util.h"
 #include "nmt/core/blas_threads.h"
 #include "nmt/dist/communicator.h"
@@ -57,8 +59,11 @@ int run_rank(int rank, int world, int port, int repeats) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int world = argc > 1 ? std::atoi(argv[1]) : 2;
-  const int repeats = argc > 2 ? std::atoi(argv[2]) : 30;
+  int world = 2, repeats = 30;
+  CLI::App app{"Time of the gradient sum of the reference model over ranks run as threads (Gloo)."};
+  app.add_option("world", world, "Ranks")->capture_default_str()->check(CLI::Range(2, 64));
+  app.add_option("repeats", repeats, "Timed sums")->capture_default_str()->check(CLI::PositiveNumber);
+  CLI11_PARSE(app, argc, argv);
   if (world < 2 || repeats < 1) {
     std::fprintf(stderr, "usage: bench_allreduce [RANKS >= 2] [REPEATS >= 1]\n");
     return 2;

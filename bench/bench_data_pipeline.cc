@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <exception>
 
+#include <CLI/CLI.hpp>
+
 #include "bench/bench_util.h"
 #include "nmt/data/text_file.h"
 #include "nmt/data/batch.h"
@@ -13,18 +15,22 @@
 #include "nmt/data/tokenizer.h"
 
 int main(int argc, char** argv) {
-  if (argc < 4) {
-    std::fprintf(stderr, "usage: %s SOURCE TARGET SPM_MODEL [MAX_TOKENS]\n", argv[0]);
-    return 2;
-  }
+  std::string source, target, spm_model;
+  std::int64_t max_tokens = 2000;
+  CLI::App app{"Time of the data pipeline: reading, segmenting, filtering and batching a corpus."};
+  app.add_option("source", source, "Source text")->required();
+  app.add_option("target", target, "Target text")->required();
+  app.add_option("spm_model", spm_model, "Joint SentencePiece model")->required();
+  app.add_option("max_tokens", max_tokens, "Batch budget")->capture_default_str()->check(CLI::PositiveNumber);
+  CLI11_PARSE(app, argc, argv);
   try {
     using nmt::bench::proc_status_mib;
     using nmt::bench::Stopwatch;
     const double rss_start = proc_status_mib("VmRSS");
-    const auto tokenizer = nmt::Tokenizer::load(argv[3]);
+    const auto tokenizer = nmt::Tokenizer::load(spm_model);
 
     Stopwatch load_clock;
-    const auto corpus = nmt::ParallelCorpus::load(argv[1], argv[2], tokenizer, tokenizer);
+    const auto corpus = nmt::ParallelCorpus::load(source, target, tokenizer, tokenizer);
     const double load_s = load_clock.seconds();
     const double rss_corpus = proc_status_mib("VmRSS");
     const double subwords = static_cast<double>(corpus.source_tokens() + corpus.target_tokens());
@@ -34,7 +40,7 @@ int main(int argc, char** argv) {
                 rss_corpus, (rss_corpus - rss_start) * 1048576.0 / subwords);
 
     nmt::BatchingOptions options;
-    options.max_tokens = argc > 4 ? std::atoll(argv[4]) : 2000;
+    options.max_tokens = max_tokens;
     Stopwatch plan_clock;
     const auto plan = nmt::plan_epoch(corpus, options, 0);
     const double plan_s = plan_clock.seconds();
@@ -50,7 +56,7 @@ int main(int argc, char** argv) {
 
     std::vector<std::string> sentences;
     {
-      nmt::TextLineReader reader(argv[1]);
+      nmt::TextLineReader reader(source);
       for (std::string line; sentences.size() < 2000 && reader.next(line);) {
         if (!line.empty()) sentences.push_back(line);
       }

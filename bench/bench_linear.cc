@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <functional>
 
+#include <CLI/CLI.hpp>
+
 #include "bench/bench_util.h"
 #include "nmt/core/blas_threads.h"
 #include "nmt/kernels/kernels.h"
@@ -30,7 +32,11 @@ double ms_per_call(const std::function<void()>& call, double budget_ms) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const double budget_ms = argc > 1 ? std::atof(argv[1]) : 300;
+  double budget_ms = 300;
+  CLI::App app{"The inference product (PackedLinear) against OpenBLAS at the model's shapes."};
+  app.add_option("budget_ms", budget_ms, "Milliseconds of repeats per measurement")->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  CLI11_PARSE(app, argc, argv);
   at::set_num_threads(1);
   const nmt::SingleThreadedBlas single_threaded_blas;
   c10::NoGradGuard no_grad;

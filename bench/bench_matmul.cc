@@ -7,11 +7,17 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <CLI/CLI.hpp>
+
 #include "bench/bench_util.h"
 
 int main(int argc, char** argv) {
-  const std::int64_t n = argc > 1 ? std::atoll(argv[1]) : 1024;
-  const int repeats = argc > 2 ? std::atoi(argv[2]) : 20;
+  std::int64_t n = 1024;
+  int repeats = 20;
+  CLI::App app{"GFLOP/s of an n x n float matrix product (the BLAS LibTorch runs)."};
+  app.add_option("n", n, "Matrix size")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("repeats", repeats, "Timed products")->capture_default_str()->check(CLI::PositiveNumber);
+  CLI11_PARSE(app, argc, argv);
   at::manual_seed(0);
   const auto a = at::randn({n, n});
   const auto b = at::randn({n, n});

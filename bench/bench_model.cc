@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <exception>
 
+#include <CLI/CLI.hpp>
+
 #include "bench/bench_util.h"
 #include "nmt/data/batch.h"
 #include "nmt/data/batching.h"
@@ -17,14 +19,17 @@
 #include "nmt/model/seq2seq.h"
 
 int main(int argc, char** argv) {
-  if (argc < 4) {
-    std::fprintf(stderr, "usage: %s TRAIN.es TRAIN.en SPM_MODEL [REPEATS]\n", argv[0]);
-    return 2;
-  }
+  std::string train_source, train_target, spm_model;
+  int repeats = 5;
+  CLI::App app{"Training step time of each attention type and decoder style."};
+  app.add_option("train_source", train_source, "Training source text")->required();
+  app.add_option("train_target", train_target, "Training target text")->required();
+  app.add_option("spm_model", spm_model, "Joint SentencePiece model")->required();
+  app.add_option("repeats", repeats, "Timed steps per model")->capture_default_str()->check(CLI::PositiveNumber);
+  CLI11_PARSE(app, argc, argv);
   try {
-    const int repeats = argc > 4 ? std::atoi(argv[4]) : 5;
-    const auto tokenizer = nmt::Tokenizer::load(argv[3]);
-    const auto corpus = nmt::ParallelCorpus::load(argv[1], argv[2], tokenizer, tokenizer);
+    const auto tokenizer = nmt::Tokenizer::load(spm_model);
+    const auto corpus = nmt::ParallelCorpus::load(train_source, train_target, tokenizer, tokenizer);
     nmt::BatchingOptions batching;
     batching.max_tokens = 2000;
     // The batch of epoch 0 with the most target tokens: a full 2000-token budget.

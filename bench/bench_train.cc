@@ -41,6 +41,8 @@
 #include <utility>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "bench/bench_util.h"
 #include "bench/op_profiler.h"
 #include "nmt/core/allocator.h"
@@ -65,36 +67,6 @@ struct Options {
 };
 
 constexpr double kSmoothing = 0.1, kClipNorm = 1.0, kLearningRate = 5e-4;
-
-Options parse(int argc, char** argv) {
-  Options o;
-  std::vector<std::string> positional;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--steps") o.steps = std::stoi(value());
-    else if (arg == "--warmup") o.warmup = std::stoi(value());
-    else if (arg == "--max-tokens") o.max_tokens = std::stoll(value());
-    else if (arg == "--seed") o.seed = std::stoll(value());
-    else if (arg == "--checkpoint") o.checkpoint = value();
-    else if (arg == "--batches") o.batches = value();
-    else if (arg == "--results") o.results = value();
-    else if (arg == "--profile") o.profile = true;
-    else if (arg.rfind("--", 0) == 0) throw std::invalid_argument("unknown option " + arg);
-    else positional.push_back(arg);
-  }
-  if (positional.size() != 3) throw std::invalid_argument("expected TRAIN.es TRAIN.en SPM_MODEL");
-  o.train_source = positional[0];
-  o.train_target = positional[1];
-  o.spm_model = positional[2];
-  if (o.steps < 1 || o.warmup < 0 || o.warmup >= o.steps) {
-    throw std::invalid_argument("need --steps >= 1 and 0 <= --warmup < --steps");
-  }
-  return o;
-}
 
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
@@ -181,13 +153,23 @@ void time_output_and_loss(nmt::Seq2Seq& model, const nmt::Batch& batch) {
 
 int main(int argc, char** argv) {
   Options o;
-  try {
-    o = parse(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr,
-                 "bench_train: %s\nusage: %s TRAIN.es TRAIN.en SPM_MODEL [--steps N] [--warmup K] [--max-tokens T] "
-                 "[--seed S] [--checkpoint PATH] [--batches PATH] [--results PATH] [--profile]\n",
-                 e.what(), argv[0]);
+  CLI::App app{"Training throughput of the reference configuration, one process (scripts/bench_train.sh)."};
+  app.add_option("train_source", o.train_source, "Training source text")->required();
+  app.add_option("train_target", o.train_target, "Training target text")->required();
+  app.add_option("spm_model", o.spm_model, "Joint SentencePiece model")->required();
+  app.add_option("--steps", o.steps, "Optimizer steps on the first batches of epoch 0")->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--warmup", o.warmup, "Leading steps left out of the timing")->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--max-tokens", o.max_tokens, "Batch budget, padding included")->capture_default_str();
+  app.add_option("--seed", o.seed, "Initial weights and batch order")->capture_default_str();
+  app.add_option("--checkpoint", o.checkpoint, "Write the initial weights here (for the Python side)");
+  app.add_option("--batches", o.batches, "Write the batches here (for the Python side)");
+  app.add_option("--results", o.results, "Write per-step losses and times here (TSV)");
+  app.add_flag("--profile", o.profile, "Also print the step sections and the operator profile");
+  CLI11_PARSE(app, argc, argv);
+  if (o.warmup >= o.steps) {
+    std::fprintf(stderr, "bench_train: --warmup must be below --steps\n");
     return 2;
   }
   try {

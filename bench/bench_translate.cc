@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "bench/bench_util.h"
 #include "bench/op_profiler.h"
 #include "nmt/core/allocator.h"
@@ -40,42 +42,20 @@ struct Options {
   bool profile = false;
 };
 
-Options parse(int argc, char** argv) {
-  Options o;
-  std::vector<std::string> positional;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::runtime_error(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--beam") o.beam = std::stoll(value());
-    else if (arg == "--batch-tokens") o.batch_tokens = std::stoll(value());
-    else if (arg == "--repeat") o.repeat = std::stoi(value());
-    else if (arg == "--workers") o.workers = std::stoi(value());
-    else if (arg == "--output") o.output = value();
-    else if (arg == "--profile") o.profile = true;
-    else if (!arg.empty() && arg[0] == '-') throw std::runtime_error("unknown option " + arg);
-    else positional.push_back(arg);
-  }
-  if (positional.size() != 2) throw std::runtime_error("expected CHECKPOINT SOURCE");
-  if (o.beam < 1 || o.repeat < 1) throw std::runtime_error("--beam and --repeat must be >= 1");
-  o.checkpoint = positional[0];
-  o.source = positional[1];
-  return o;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   Options o;
-  try {
-    o = parse(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "bench_translate: %s\nusage: %s CHECKPOINT SOURCE [--beam K] [--batch-tokens T] "
-                 "[--workers W] [--repeat N] [--output PATH] [--profile]\n", e.what(), argv[0]);
-    return 2;
-  }
+  CLI::App app{"Translation speed of a checkpoint: the Translator that nmt-translate runs (scripts/bench_translate.sh)."};
+  app.add_option("checkpoint", o.checkpoint, "Checkpoint (.pt)")->required();
+  app.add_option("source", o.source, "Sentences to translate, one a line")->required();
+  app.add_option("--beam", o.beam, "Beam size (1: greedy)")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--batch-tokens", o.batch_tokens, "Batch budget (0: nmt-translate's default)")->capture_default_str();
+  app.add_option("--workers", o.workers, "Translator workers (-1: nmt-translate's default)")->capture_default_str();
+  app.add_option("--repeat", o.repeat, "Runs; the fastest is reported")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--output", o.output, "Write the translations here");
+  app.add_flag("--profile", o.profile, "Also print the operator profile");
+  CLI11_PARSE(app, argc, argv);
   try {
     nmt::keep_freed_memory();  // as nmt-translate does
     at::set_num_threads(1);
