@@ -1,59 +1,15 @@
 // nmt-tokenizer: train a SentencePiece model with the toolkit's special ids, encode, decode.
-#include <spdlog/spdlog.h>
-
-#include <sstream>
-
 #include "apps/common/app_main.h"
-#include "nmt/core/text_output.h"
-#include "nmt/core/error.h"
-#include "nmt/data/text_file.h"
-#include "nmt/data/tokenizer.h"
+#include "nmt/data/tokenize_files.h"
 #include "nmt/data/tokenizer_training.h"
 
 namespace {
 
-struct IoOptions {
-  std::string model, input = "-", output = "-";
-  bool pieces = false;
-};
-
-void add_io_options(CLI::App& command, IoOptions& io) {
+void add_io_options(CLI::App& command, nmt::TokenizeFilesOptions& io) {
   command.add_option("--model,-m", io.model, "SentencePiece model file")->required();
   command.add_option("--input,-i", io.input, "Input file, one sentence a line ('-': stdin)")->capture_default_str();
   command.add_option("--output,-o", io.output, "Output file ('-': stdout)")->capture_default_str();
   command.add_flag("--pieces", io.pieces, "Pieces instead of ids");
-}
-
-// Applies `line_fn` to every input line; empty lines stay empty.
-template <typename LineFn>
-void map_lines(const IoOptions& io, LineFn line_fn) {
-  nmt::TextLineReader reader(io.input);
-  nmt::TextOutput output(io.output);
-  std::string line;
-  while (reader.next(line)) {
-    std::string result;
-    try {
-      result = line_fn(line);
-    } catch (const nmt::Error& e) {
-      throw nmt::DataError(reader.path() + ":" + std::to_string(reader.line_number()) + ": " + e.what());
-    }
-    output.stream() << result << '\n';
-  }
-  output.finish();
-}
-
-template <typename T>
-std::string join(const std::vector<T>& items) {
-  std::ostringstream out;
-  for (std::size_t i = 0; i < items.size(); ++i) out << (i ? " " : "") << items[i];
-  return out.str();
-}
-
-std::vector<std::string> split(const std::string& line) {
-  std::istringstream in(line);
-  std::vector<std::string> words;
-  for (std::string word; in >> word;) words.push_back(word);
-  return words;
 }
 
 }  // namespace
@@ -78,19 +34,18 @@ int main(int argc, char** argv) {
   train_cmd->add_option("--seed", train.seed, "Random seed")->capture_default_str();
   train_cmd->add_option("--user-defined-symbols", train.user_defined_symbols, "Pieces never split");
 
-  IoOptions encode_io;
-  nmt::SamplingOptions sampling;
-  bool sample = false;
-  std::uint32_t sample_seed = 1;
+  nmt::TokenizeFilesOptions encode_io;
+  nmt::EncodeOptions encode;
   auto* encode_cmd = app.add_subcommand("encode", "Text to ids (or pieces)");
   add_io_options(*encode_cmd, encode_io);
-  encode_cmd->add_flag("--sample", sample, "Sample segmentations (subword regularisation)");
-  encode_cmd->add_option("--alpha", sampling.alpha, "Sampling smoothing (unigram) or dropout (BPE)")->capture_default_str();
-  encode_cmd->add_option("--nbest-size", sampling.nbest_size, "Unigram: sample among the n best (-1: all)")
+  encode_cmd->add_flag("--sample", encode.sample, "Sample segmentations (subword regularisation)");
+  encode_cmd->add_option("--alpha", encode.sampling.alpha, "Sampling smoothing (unigram) or dropout (BPE)")
       ->capture_default_str();
-  encode_cmd->add_option("--seed", sample_seed, "Sampling seed")->capture_default_str();
+  encode_cmd->add_option("--nbest-size", encode.sampling.nbest_size, "Unigram: sample among the n best (-1: all)")
+      ->capture_default_str();
+  encode_cmd->add_option("--seed", encode.seed, "Sampling seed")->capture_default_str();
 
-  IoOptions decode_io;
+  nmt::TokenizeFilesOptions decode_io;
   auto* decode_cmd = app.add_subcommand("decode", "Ids (or pieces) to text");
   add_io_options(*decode_cmd, decode_io);
 
@@ -99,38 +54,9 @@ int main(int argc, char** argv) {
       train.model_type = nmt::parse_subword_model_type(model_type);
       nmt::train_tokenizer(train);
     } else if (*encode_cmd) {
-      const auto tokenizer = nmt::Tokenizer::load(encode_io.model);
-      if (sample) sampling.validate();
-      std::uint32_t line_seed = sample_seed;
-      map_lines(encode_io, [&](const std::string& line) {
-        if (sample) {
-          const auto ids = tokenizer.sample_encode({line}, sampling, line_seed++).front();
-          if (!encode_io.pieces) return join(ids);
-          std::vector<std::string> pieces;
-          for (const int id : ids) pieces.push_back(tokenizer.id_to_piece(id));
-          return join(pieces);
-        }
-        return encode_io.pieces ? join(tokenizer.encode_pieces(line)) : join(tokenizer.encode(line));
-      });
+      nmt::encode_file(encode_io, encode);
     } else {
-      const auto tokenizer = nmt::Tokenizer::load(decode_io.model);
-      map_lines(decode_io, [&](const std::string& line) {
-        const auto words = split(line);
-        if (decode_io.pieces) return tokenizer.decode_pieces(words);
-        std::vector<int> ids;
-        for (const auto& word : words) {
-          std::size_t used = 0;
-          int id = -1;
-          try {
-            id = std::stoi(word, &used);
-          } catch (const std::exception&) {
-            used = 0;
-          }
-          if (used != word.size()) throw nmt::DataError("'" + word + "' is not a token id");
-          ids.push_back(id);
-        }
-        return tokenizer.decode(ids);
-      });
+      nmt::decode_file(decode_io);
     }
   });
 }
