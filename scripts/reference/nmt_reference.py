@@ -61,7 +61,7 @@ def gru(params, prefix, input_size, hidden_size, layers, bidirectional):
 
 
 class DecoderState:
-    """What changes per batch (nmt/model/decoder_state.h); the model itself stays stateless."""
+    """What changes per batch (nmt/model/inference/inference_state.h); the model itself stays stateless."""
 
     def __init__(self, memory, keys, mask, hidden, feed):
         self.memory = memory   # [batch, src_len, 2H] encoder states h_j
