@@ -258,6 +258,8 @@ struct Trainer::Impl {
   /// The corpus of an epoch with subword sampling: the kept pairs segmented anew (null without).
   std::unique_ptr<ParallelCorpus> sampled_corpus(std::int64_t epoch) const;
   void plan_batches();
+  void restore_batches(const std::string& checkpoint_path);
+  void restore_rank_generators();
   StepOutcome train_step();
   void validate(TrainResult& result, bool& stop);
   void save(bool with_best_copy);
@@ -522,32 +524,10 @@ void Trainer::Impl::resume() {
     }
     state = load_training_state_from_bytes(state_bytes, (checkpoint_dir() / (stem + ".state")).string(), *optimizer);
     schedule->restore_state(state.schedule_json);
-    const BatchPosition saved = state.position;
-    plan_batches();
-    try {
-      batches->restore(saved);  // rebuilds the epoch's (possibly sampled) corpus and plan
-      state.position = saved;
-    } catch (const DataError&) {
-      throw ConfigError("cannot resume from " + checkpoint_path +
-                        ": the training data, subword sampling or batching options changed since it was written");
-    }
+    restore_batches(checkpoint_path);
     // load_training_state restored rank 0's generator; every other rank takes its own.
     const auto saved_ranks = static_cast<int>(state.world_size);
-    if (place.rank > 0) {
-      const auto index = static_cast<std::size_t>(place.rank - 1);
-      if (index < state.rank_generator_states.size()) {
-        set_cpu_generator_state(state.rank_generator_states[index]);
-      } else {
-        at::manual_seed(rank_seed(config.seed ^ static_cast<std::uint64_t>(state.step), place.rank));
-      }
-      // The training state holds rank 0's CUDA generators only (gathering CUDA states is not yet
-      // done): another rank on CUDA draws afresh rather than replay rank 0's stream.
-      if (device.is_cuda()) {
-        at::Generator cuda = at::globalContext().defaultGenerator(device);
-        std::lock_guard<std::mutex> lock(cuda.mutex());
-        cuda.set_current_seed(rank_seed(config.seed ^ static_cast<std::uint64_t>(state.step), place.rank));
-      }
-    }
+    if (place.rank > 0) restore_rank_generators();
     if (saved_ranks != place.world_size && lead()) {
       log().warn("{} was written by a run of {} rank(s) and continues with {}: a step now takes {} x {} batches "
                  "(was {} x {}) and dropout differs from an uninterrupted run",
@@ -564,6 +544,37 @@ void Trainer::Impl::resume() {
   }
   log().info("resumed from {} at step {}, epoch {}, batch {}", checkpoint_path, state.step, state.position.epoch + 1,
                state.position.batch);
+}
+
+// The data position of the training state: that epoch's corpus and plan, the batch within it.
+void Trainer::Impl::restore_batches(const std::string& checkpoint_path) {
+  const BatchPosition saved = state.position;
+  plan_batches();
+  try {
+    batches->restore(saved);  // rebuilds the epoch's (possibly sampled) corpus and plan
+    state.position = saved;
+  } catch (const DataError&) {
+    throw ConfigError("cannot resume from " + checkpoint_path +
+                      ": the training data, subword sampling or batching options changed since it was written");
+  }
+}
+
+// A rank above 0 continues its own dropout stream: the generator state rank 0 gathered for it, or
+// a fresh seed when the run had fewer ranks.
+void Trainer::Impl::restore_rank_generators() {
+  const auto index = static_cast<std::size_t>(place.rank - 1);
+  if (index < state.rank_generator_states.size()) {
+    set_cpu_generator_state(state.rank_generator_states[index]);
+  } else {
+    at::manual_seed(rank_seed(config.seed ^ static_cast<std::uint64_t>(state.step), place.rank));
+  }
+  // The training state holds rank 0's CUDA generators only (gathering CUDA states is not yet
+  // done): another rank on CUDA draws afresh rather than replay rank 0's stream.
+  if (device.is_cuda()) {
+    at::Generator cuda = at::globalContext().defaultGenerator(device);
+    std::lock_guard<std::mutex> lock(cuda.mutex());
+    cuda.set_current_seed(rank_seed(config.seed ^ static_cast<std::uint64_t>(state.step), place.rank));
+  }
 }
 
 std::unique_ptr<ParallelCorpus> Trainer::Impl::sampled_corpus(std::int64_t epoch) const {
