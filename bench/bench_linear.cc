@@ -49,13 +49,14 @@ int main(int argc, char** argv) {
   // GRU hidden, readout, attention query.
   const Case cases[] = {{"output layer", 256, 8000}, {"GRU input (context)", 512, 768}, {"GRU hidden", 256, 768},
                         {"readout", 1024, 256}, {"attention query", 256, 256}};
-  std::printf("%-22s %6s %12s %12s %8s\n", "product [rows x in -> out]", "rows", "at::linear", "stable", "ratio");
+  std::printf("%-22s %6s %12s %12s %8s\n", "product [rows x in -> out]", "rows", "at::linear", "packed", "ratio");
   for (const Case& c : cases) {
     const at::Tensor w = at::randn({c.out, c.in}) * 0.1, b = at::randn({c.out});
+    const nmt::PackedLinear packed(w, b, c10::Device(c10::kCPU));  // packed once, as the inference model packs
     for (const std::int64_t rows : {1, 5, 20, 50, 100, 200, 400, 800}) {
       const at::Tensor x = at::randn({rows, c.in});
       const double blas = ms_per_call([&] { at::linear(x, w, b); }, budget_ms);
-      const double ours = ms_per_call([&] { nmt::stable_linear(x, w, b); }, budget_ms);
+      const double ours = ms_per_call([&] { packed(x); }, budget_ms);
       std::printf("%-22s %6lld %9.3f ms %9.3f ms %7.2fx   (%lld -> %lld; %.1f vs %.1f GFLOP/s)\n", c.name,
                   static_cast<long long>(rows), blas, ours, blas / ours, static_cast<long long>(c.in),
                   static_cast<long long>(c.out), 2e-6 * static_cast<double>(rows * c.in * c.out) / blas,

@@ -59,7 +59,6 @@ class ArchiveReader {
   void archive(const char* key, torch::serialize::InputArchive& sub) const;
   /// DataError "WHAT PATH: message".
   [[noreturn]] void fail(const std::string& message) const;
-  torch::serialize::InputArchive& raw() const { return archive_; }
 
  private:
   c10::IValue value(const char* key) const;

@@ -14,6 +14,13 @@ EpochBatches::EpochBatches(const ParallelCorpus& corpus, BatchingOptions options
   start_epoch(0);  // validates the options against the corpus
 }
 
+EpochBatches::EpochBatches(const ParallelCorpus& corpus, BatchingOptions options, std::int64_t max_epochs,
+                           CorpusForEpoch corpus_for_epoch, const BatchPosition& start)
+    : base_(corpus), options_(options), max_epochs_(max_epochs), corpus_for_epoch_(std::move(corpus_for_epoch)) {
+  if (base_.size() == 0) throw DataError("cannot batch an empty corpus");
+  restore(start);
+}
+
 std::unique_ptr<ParallelCorpus> EpochBatches::make_corpus(std::int64_t epoch) const {
   return corpus_for_epoch_ ? corpus_for_epoch_(epoch) : nullptr;
 }
@@ -22,6 +29,7 @@ void EpochBatches::start_epoch(std::int64_t epoch) {
   std::unique_ptr<ParallelCorpus> made = make_corpus(epoch);
   auto plan = plan_epoch(made ? *made : base_, options_, epoch);  // throws before anything changes
   epoch_corpus_ = std::move(made);
+  fingerprint_ = corpus().fingerprint();
   plan_ = std::move(plan);
   epoch_ = epoch;
   next_ = 0;
@@ -50,7 +58,7 @@ StepShare EpochBatches::take_step(std::int64_t count, int world, int rank) {
 }
 
 BatchPosition EpochBatches::position() const {
-  return {epoch_, static_cast<std::int64_t>(next_), options_.seed, options_.digest(), corpus().fingerprint()};
+  return {epoch_, static_cast<std::int64_t>(next_), options_.seed, options_.digest(), fingerprint_};
 }
 
 void EpochBatches::restore(const BatchPosition& saved) {
@@ -66,10 +74,10 @@ void EpochBatches::restore(const BatchPosition& saved) {
   // Everything is made and checked before anything changes.
   std::unique_ptr<ParallelCorpus> made = make_corpus(saved.epoch);
   const ParallelCorpus& corpus = made ? *made : base_;
-  if (saved.corpus_fingerprint != corpus.fingerprint()) {
+  const std::uint64_t fingerprint = corpus.fingerprint();
+  if (saved.corpus_fingerprint != fingerprint) {
     throw DataError("batch position was saved for another corpus (fingerprint " +
-                    std::to_string(saved.corpus_fingerprint) + ", this corpus " + std::to_string(corpus.fingerprint()) +
-                    ")");
+                    std::to_string(saved.corpus_fingerprint) + ", this corpus " + std::to_string(fingerprint) + ")");
   }
   auto plan = plan_epoch(corpus, options_, saved.epoch);
   if (static_cast<std::size_t>(saved.batch) > plan.size()) {
@@ -77,6 +85,7 @@ void EpochBatches::restore(const BatchPosition& saved) {
                     std::to_string(saved.epoch) + " (" + std::to_string(plan.size()) + " batches)");
   }
   epoch_corpus_ = std::move(made);
+  fingerprint_ = fingerprint;
   plan_ = std::move(plan);
   epoch_ = saved.epoch;
   next_ = static_cast<std::size_t>(saved.batch);

@@ -34,6 +34,10 @@ class EpochBatches {
                CorpusForEpoch corpus_for_epoch = nullptr);
   EpochBatches(ParallelCorpus&& corpus, BatchingOptions options, std::int64_t max_epochs = 0,
                CorpusForEpoch corpus_for_epoch = nullptr) = delete;  // would dangle
+  /// As above, but starting at `start` (as restore() would, without making epoch 0 first: with
+  /// subword sampling an epoch's corpus takes seconds to make).
+  EpochBatches(const ParallelCorpus& corpus, BatchingOptions options, std::int64_t max_epochs,
+               CorpusForEpoch corpus_for_epoch, const BatchPosition& start);
 
   /// The next batch (indices into corpus()); starts the next epoch (and its corpus) first when all
   /// of this one's are taken. Use exhausted() to stop at max_epochs.
@@ -69,6 +73,7 @@ class EpochBatches {
   std::int64_t max_epochs_;
   CorpusForEpoch corpus_for_epoch_;
   std::unique_ptr<ParallelCorpus> epoch_corpus_;  // null: base_
+  std::uint64_t fingerprint_ = 0;                 // corpus().fingerprint(), computed once per epoch
   std::int64_t epoch_ = 0;
   std::size_t next_ = 0;
   std::vector<std::vector<std::size_t>> plan_;

@@ -10,9 +10,6 @@
 //   log_softmax.cc               the output layer's log-softmax
 //   packed_linear.cc             the row-invariant product (PackedLinear, stable_linear)
 //
-// The model's hot arithmetic as fused CPU kernels: the attention and the output log-softmax (float and double; other devices and types take
-// tensor operations with the same formulas).
-//
 // Additive energy (Bahdanau and Luong concat scores), differentiable:
 //
 //   e[r, j] = sum_a v[a] tanh(q[r, a] + k[n(r), j, a])

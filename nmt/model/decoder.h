@@ -56,7 +56,7 @@ class DecoderImpl : public torch::nn::Module {
   ModelConfig config_;
   std::shared_ptr<AttentionImpl> attention_;
   torch::nn::GRU rnn_{nullptr};           // rnn.weight_ih_l0 ...: input E + 2H (Bahdanau) or E + R (Luong)
-  std::vector<GruWeights> layers_;        // rnn_'s parameters by layer
+  std::vector<GruWeights> layers_;        // handles of rnn_'s parameters by layer (.to() and loads keep them)
   torch::nn::Linear bridge_{nullptr};     // bridge.weight [D, 2H], bridge.bias [D]; absent for the zero bridge
   torch::nn::Linear readout_{nullptr};    // readout.weight [R, D + 2H + E] (Bahdanau) or [R, 2H + D] (Luong)
 };

@@ -49,7 +49,7 @@ class EncoderImpl : public torch::nn::Module {
   const std::vector<std::array<GruWeights, 2>>& layers() const { return layers_; }
 
  private:
-  std::vector<std::array<GruWeights, 2>> layers_;
+  std::vector<std::array<GruWeights, 2>> layers_;  // handles of rnn_'s parameters (.to() and loads keep them)
   double dropout_;               // between layers, as nn.GRU applies it
   torch::nn::GRU rnn_{nullptr};  // parameters rnn.weight_ih_l0, rnn.weight_hh_l0_reverse, ...
 };

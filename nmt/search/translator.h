@@ -58,7 +58,7 @@ using TranslateProgress = std::function<void(std::size_t sentences, std::int64_t
 
 class Translator {
  public:
-  /// The model must already be on `device` and in evaluation mode.
+  /// The model (an inference form, Seq2Seq::for_inference) must be on `device` and outlive this.
   Translator(const IncrementalDecoder& model, Tokenizer source_tokenizer, Tokenizer target_tokenizer,
              TranslateOptions options, c10::Device device);
 

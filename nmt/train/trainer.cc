@@ -257,7 +257,8 @@ struct Trainer::Impl {
   void resume();
   /// The corpus of an epoch with subword sampling: the kept pairs segmented anew (null without).
   std::unique_ptr<ParallelCorpus> sampled_corpus(std::int64_t epoch) const;
-  void plan_batches();
+  /// The epochs' batches, from epoch 0 or from `start`.
+  void plan_batches(const BatchPosition* start = nullptr);
   void restore_batches(const std::string& checkpoint_path);
   void restore_rank_generators();
   StepOutcome train_step();
@@ -351,7 +352,7 @@ void Trainer::Impl::check_run_directory() const {
   if (config.resume) return;  // resume() reads `latest`
   if (fs::exists(checkpoint_dir() / "latest")) {
     throw ConfigError("run directory " + run_dir().string() +
-                      " already holds a training run: resume it (option resume), or choose another run directory");
+                      " already holds a training run: resume it, or choose another run directory");
   }
   const auto steps = step_files(checkpoint_dir());
   if (steps.empty() && !fs::exists(run_dir() / "best.pt")) return;
@@ -549,13 +550,12 @@ void Trainer::Impl::resume() {
 // The data position of the training state: that epoch's corpus and plan, the batch within it.
 void Trainer::Impl::restore_batches(const std::string& checkpoint_path) {
   const BatchPosition saved = state.position;
-  plan_batches();
   try {
-    batches->restore(saved);  // rebuilds the epoch's (possibly sampled) corpus and plan
-    state.position = saved;
-  } catch (const DataError&) {
+    plan_batches(&saved);  // makes the saved epoch's (possibly sampled) corpus and plan
+  } catch (const DataError& e) {
     throw ConfigError("cannot resume from " + checkpoint_path +
-                      ": the training data, subword sampling or batching options changed since it was written");
+                      ": the training data, subword sampling or batching options changed since it was written (" +
+                      e.what() + ")");
   }
 }
 
@@ -593,10 +593,13 @@ std::unique_ptr<ParallelCorpus> Trainer::Impl::sampled_corpus(std::int64_t epoch
   return std::make_unique<ParallelCorpus>(ParallelCorpus::from_sequences(sources, targets));
 }
 
-void Trainer::Impl::plan_batches() {
+void Trainer::Impl::plan_batches(const BatchPosition* start) {
   EpochBatches::CorpusForEpoch corpus_for_epoch;
   if (config.train.sampling_alpha > 0) corpus_for_epoch = [this](std::int64_t epoch) { return sampled_corpus(epoch); };
-  batches = std::make_unique<EpochBatches>(*corpus, batching, config.train.max_epochs, std::move(corpus_for_epoch));
+  batches = start ? std::make_unique<EpochBatches>(*corpus, batching, config.train.max_epochs,
+                                                   std::move(corpus_for_epoch), *start)
+                  : std::make_unique<EpochBatches>(*corpus, batching, config.train.max_epochs,
+                                                   std::move(corpus_for_epoch));
   state.position = batches->position();
 }
 
@@ -843,7 +846,7 @@ bool Trainer::Impl::end_of_step(const StepOutcome& step, TrainResult& result) {
     result.stop_reason = "signal";
     save(false);
     if (lead()) {
-      log().warn("stopped by {} at step {}: saved {}; continue with the option resume",
+      log().warn("stopped by {} at step {}: saved {}; resume the run to continue",
                  result.signal == SIGINT ? "SIGINT" : "SIGTERM", state.step, last_checkpoint);
     }
     return true;

@@ -283,6 +283,11 @@ TEST(EpochBatches, EachEpochBatchesItsOwnCorpus) {
   resumed.restore(saved);
   EXPECT_EQ(resumed.next(), following);
   EXPECT_EQ(made, (std::vector<std::int64_t>{0, 1, 0, 1}));
+  // Starting at a position makes only that epoch's corpus (a training run's resume).
+  EpochBatches started(base, options, 0, corpus_for_epoch, saved);
+  EXPECT_EQ(started.position(), saved);
+  EXPECT_EQ(started.next(), following);
+  EXPECT_EQ(made, (std::vector<std::int64_t>{0, 1, 0, 1, 1}));
 }
 
 }  // namespace

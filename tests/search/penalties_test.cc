@@ -125,7 +125,7 @@ TEST(SearchOptions, NameTheOptionInErrors) {
   EXPECT_THROW_WITH(with([](auto& o) { o.n_best = 6; }).validate(), ConfigError, "n-best", "beam size 5", "got 6");
   EXPECT_THROW_WITH(with([](auto& o) { o.n_best = 0; }).validate(), ConfigError, "n-best");
   EXPECT_THROW_WITH(with([](auto& o) { o.length_alpha = -0.5; }).validate(), ConfigError,
-                    "--length-alpha must be >= 0, got -0.5");
+                    "length-alpha must be >= 0, got -0.5");
   EXPECT_THROW_WITH(with([](auto& o) { o.length_alpha = std::nan(""); }).validate(), ConfigError, "length-alpha");
   EXPECT_THROW_WITH(with([](auto& o) { o.coverage_beta = -1; }).validate(), ConfigError, "coverage-beta", "got -1");
   EXPECT_THROW_WITH(with([](auto& o) { o.no_repeat_ngram = -1; }).validate(), ConfigError, "no-repeat-ngram");

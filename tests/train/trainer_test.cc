@@ -130,7 +130,7 @@ TEST(Trainer, RefusesToOverwriteOrResumeNothing) {
   EXPECT_THROW_WITH(Trainer(config, "").run(), ConfigError, "cannot resume: no checkpoint");
   config.resume = false;
   Trainer(config, "").run();
-  EXPECT_THROW_WITH(Trainer(config, "").run(), ConfigError, "already holds a training run", "option resume");
+  EXPECT_THROW_WITH(Trainer(config, "").run(), ConfigError, "already holds a training run", "resume it");
   config.resume = true;
   config.train.max_tokens = 499;  // another batch plan: resuming would silently change the data order
   config.train.max_steps = 20;
