@@ -14,39 +14,6 @@ namespace {
 
 constexpr int kMaxWidth = 20;
 
-// The code point that starts at byte `at` of valid UTF-8.
-char32_t decode_at(const std::string& text, std::size_t at) {
-  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[at + i]); };
-  const unsigned char lead = byte(0);
-  if (lead < 0x80) return lead;
-  const int continuation = lead >= 0xF0 ? 3 : lead >= 0xE0 ? 2 : 1;
-  char32_t c = lead & (0x3F >> continuation);
-  for (int i = 1; i <= continuation; ++i) c = (c << 6) | (byte(static_cast<std::size_t>(i)) & 0x3F);
-  return c;
-}
-
-// Python's str.rstrip() on valid UTF-8: drops trailing whitespace code points.
-void rstrip_unicode(std::string& line) {
-  while (!line.empty()) {
-    std::size_t start = line.size() - 1;
-    while (start > 0 && (static_cast<unsigned char>(line[start]) & 0xC0) == 0x80) --start;
-    if (!is_unicode_whitespace(decode_at(line, start))) return;
-    line.resize(start);
-  }
-}
-
-// Reads every line of `path` (TextLineReader: "-" is standard input, UTF-8 checked), rstripped.
-std::vector<std::string> read_stripped_lines(const std::string& path, std::string& display_name) {
-  TextLineReader reader(path);
-  display_name = reader.path();
-  std::vector<std::string> lines;
-  for (std::string line; reader.next(line);) {
-    rstrip_unicode(line);
-    lines.push_back(std::move(line));
-  }
-  return lines;
-}
-
 std::string plural_lines(std::size_t count) { return std::to_string(count) + (count == 1 ? " line" : " lines"); }
 
 // sacreBLEU's JSON adds each "key:value" pair of the signature as a member.
@@ -65,6 +32,17 @@ void add_signature_fields(nlohmann::ordered_json& json, const std::string& signa
 double rounded(double score, int width) { return std::stod(detail::fixed(score, width)); }
 
 }  // namespace
+
+std::vector<std::string> read_stripped_lines(const std::string& path, std::string& display_name) {
+  TextLineReader reader(path);
+  display_name = reader.path();
+  std::vector<std::string> lines;
+  for (std::string line; reader.next(line);) {
+    line.resize(rstrip_whitespace(line).size());
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
 
 void ScoringOptions::validate() const {
   if (metrics.empty()) throw ConfigError("metrics: none given (expected bleu, chrf or both)");

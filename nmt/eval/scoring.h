@@ -33,6 +33,10 @@ struct ScoringInput {
   std::vector<std::vector<std::string>> references;  // [stream][line], one stream per reference file
 };
 
+/// Every line of `path` ("-": standard input; UTF-8 checked) without its trailing whitespace
+/// (Python's str.rstrip, as sacreBLEU reads files); `display_name` receives the name messages use.
+std::vector<std::string> read_stripped_lines(const std::string& path, std::string& display_name);
+
 /// Reads the hypotheses ("-": standard input) and the references as sacreBLEU's command line does:
 /// every line loses its trailing whitespace (Python's str.rstrip), and per line empty references are
 /// left out (at least one must remain). Throws ConfigError for no reference or standard input named
