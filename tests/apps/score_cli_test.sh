@@ -47,6 +47,17 @@ grep -q "^BLEU = 48.5 82.4/" "$work/out" && grep -q "^chrF2 = 59.7  " "$work/out
 expect 0 "" -- "$score" "$work/ref1.txt" "$work/ref2.txt" -i "$work/hyps.txt" --metrics chrf,bleu
 [[ $(head -c 5 "$work/out") == "chrF2" && $(wc -l <"$work/out") -eq 2 ]] && pass || fail "metric order: $(cat "$work/out")"
 
+# --by-length: one line per bucket; ref1's sentences (5, 4 and 5 words) with edges 5 and 10 fall
+# into 0-4 (one) and 5-9 (two), and 10+ is empty; by source length too.
+expect 0 "" -- "$score" "$work/ref1.txt" -i "$work/hyps.txt" --by-length --length-edges 5,10 --metrics bleu
+[[ $(wc -l <"$work/out") -eq 4 ]] && grep -qE '^0-4 +1 ' "$work/out" && grep -qE '^5-9 +2 ' "$work/out" &&
+  grep -qE '^10\+ +0 +-$' "$work/out" && pass || fail "by length: $(cat "$work/out")"
+expect 0 "" -- "$score" "$work/ref1.txt" -i "$work/hyps.txt" --by-length --length-of source --source "$work/hyps.txt" --json
+grep -q '"length_of":"source"' "$work/out" && pass || fail "by source length: $(cat "$work/out")"
+expect_error 1 "--length-of source needs --source" -- "$score" "$work/ref1.txt" -i "$work/hyps.txt" --by-length --length-of source
+expect_error 1 "length-edges must be increasing" -- "$score" "$work/ref1.txt" -i "$work/hyps.txt" --by-length --length-edges 20,10
+expect_error 1 "--source goes with --by-length" -- "$score" "$work/ref1.txt" -i "$work/hyps.txt" --source "$work/hyps.txt"
+
 # --lowercase: upper-cased hypotheses score as the originals do (both lowercased), signatures say case:lc.
 tr '[:lower:]' '[:upper:]' <"$work/hyps.txt" >"$work/upper.txt"
 expect 0 "" -- "$score" "$work/ref1.txt" "$work/ref2.txt" -i "$work/hyps.txt" --lowercase

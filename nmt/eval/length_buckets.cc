@@ -1,0 +1,134 @@
+#include "nmt/eval/length_buckets.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+
+#include "nmt/core/error.h"
+#include "nmt/eval/metric_helpers.h"
+#include "nmt/eval/unicode_text.h"
+
+namespace nmt {
+
+LengthOf parse_length_of(const std::string& name) {
+  if (name == "source") return LengthOf::source;
+  if (name == "reference") return LengthOf::reference;
+  throw ConfigError("length-of must be source or reference, got '" + name + "'");
+}
+
+std::string to_string(LengthOf of) { return of == LengthOf::source ? "source" : "reference"; }
+
+std::vector<std::int64_t> parse_length_edges(const std::string& list) {
+  std::vector<std::int64_t> edges;
+  std::size_t begin = 0;
+  while (begin <= list.size()) {
+    const std::size_t end = std::min(list.find(',', begin), list.size());
+    const std::string item = list.substr(begin, end - begin);
+    std::size_t used = 0;
+    long long value = 0;
+    try {
+      value = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size() || value < 1 || (!edges.empty() && value <= edges.back())) {
+      throw ConfigError("length-edges must be increasing positive word counts separated by commas, got '" + list + "'");
+    }
+    edges.push_back(value);
+    begin = end + 1;
+  }
+  return edges;
+}
+
+std::string LengthBucket::label() const {
+  return high < 0 ? std::to_string(low) + "+" : std::to_string(low) + "-" + std::to_string(high - 1);
+}
+
+std::vector<LengthBucket> score_by_length(const ScoringInput& input, const std::vector<std::string>& sources,
+                                          const std::vector<std::int64_t>& edges, LengthOf of,
+                                          const ScoringOptions& options) {
+  options.validate();
+  if (of == LengthOf::source && sources.size() != input.hypotheses.size()) {
+    throw DataError("by source length: the source has " + std::to_string(sources.size()) + " lines, the hypotheses " +
+                    std::to_string(input.hypotheses.size()));
+  }
+  std::vector<LengthBucket> buckets(edges.size() + 1);
+  for (std::size_t b = 0; b < buckets.size(); ++b) {
+    buckets[b].low = b == 0 ? 0 : edges[b - 1];
+    buckets[b].high = b < edges.size() ? edges[b] : -1;
+  }
+  std::vector<ScoringInput> parts(buckets.size());
+  for (auto& part : parts) part.references.resize(input.references.size());
+  for (std::size_t i = 0; i < input.hypotheses.size(); ++i) {
+    std::string_view measured;
+    if (of == LengthOf::source) {
+      measured = sources[i];
+    } else {
+      for (const auto& stream : input.references) {
+        if (!stream[i].empty()) {
+          measured = stream[i];
+          break;
+        }
+      }
+    }
+    const auto words = static_cast<std::int64_t>(split_whitespace(measured).size());
+    std::size_t b = 0;
+    while (b < edges.size() && words >= edges[b]) ++b;
+    parts[b].hypotheses.push_back(input.hypotheses[i]);
+    for (std::size_t r = 0; r < input.references.size(); ++r) parts[b].references[r].push_back(input.references[r][i]);
+  }
+  for (std::size_t b = 0; b < buckets.size(); ++b) {
+    buckets[b].sentences = parts[b].hypotheses.size();
+    if (buckets[b].sentences > 0) buckets[b].scores = score_corpus(parts[b], options);
+  }
+  return buckets;
+}
+
+std::string format_length_buckets(const std::vector<LengthBucket>& buckets, LengthOf of, const ScoringOptions& options) {
+  char header[64];
+  std::snprintf(header, sizeof header, "%-18s %10s", ("words (" + to_string(of) + ")").c_str(), "sentences");
+  std::string out = header;
+  for (const auto& metric : options.metrics) out += metric == "bleu" ? "       BLEU" : "      chrF2";
+  out += "\n";
+  for (const LengthBucket& bucket : buckets) {
+    char head[64];
+    std::snprintf(head, sizeof head, "%-18s %10zu", bucket.label().c_str(), bucket.sentences);
+    out += head;
+    for (const auto& metric : options.metrics) {
+      const bool has = metric == "bleu" ? bucket.scores.bleu.has_value() : bucket.scores.chrf.has_value();
+      const double score = !has ? 0 : metric == "bleu" ? bucket.scores.bleu->score : bucket.scores.chrf->score;
+      std::string cell = has ? detail::fixed(score, options.width) : "-";
+      out += std::string(cell.size() < 11 ? 11 - cell.size() : 1, ' ') + cell;
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::string length_buckets_json(const std::vector<LengthBucket>& buckets, LengthOf of, const ScoringOptions& options) {
+  nlohmann::ordered_json json = {{"length_of", to_string(of)}};
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  nlohmann::ordered_json signatures = nlohmann::ordered_json::object();
+  for (const LengthBucket& bucket : buckets) {
+    nlohmann::ordered_json j = {{"label", bucket.label()}, {"low", bucket.low}};
+    j["high"] = bucket.high < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(bucket.high);
+    j["sentences"] = bucket.sentences;
+    for (const auto& metric : options.metrics) {
+      if (metric == "bleu") {
+        j["bleu"] = bucket.scores.bleu ? nlohmann::ordered_json(std::stod(detail::fixed(bucket.scores.bleu->score, options.width)))
+                                       : nlohmann::ordered_json();
+        if (bucket.scores.bleu) signatures["bleu"] = bucket.scores.bleu->signature(options.bleu_options());
+      } else {
+        j["chrf"] = bucket.scores.chrf ? nlohmann::ordered_json(std::stod(detail::fixed(bucket.scores.chrf->score, options.width)))
+                                       : nlohmann::ordered_json();
+        if (bucket.scores.chrf) signatures["chrf"] = bucket.scores.chrf->signature(options.chrf_options());
+      }
+    }
+    list.push_back(std::move(j));
+  }
+  json["buckets"] = std::move(list);
+  json["signatures"] = std::move(signatures);
+  return json.dump();
+}
+
+}  // namespace nmt
