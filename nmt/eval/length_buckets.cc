@@ -115,11 +115,11 @@ std::string length_buckets_json(const std::vector<LengthBucket>& buckets, Length
     j["sentences"] = bucket.sentences;
     for (const auto& metric : options.metrics) {
       if (metric == "bleu") {
-        j["bleu"] = bucket.scores.bleu ? nlohmann::ordered_json(std::stod(detail::fixed(bucket.scores.bleu->score, options.width)))
+        j["bleu"] = bucket.scores.bleu ? nlohmann::ordered_json(detail::rounded(bucket.scores.bleu->score, options.width))
                                        : nlohmann::ordered_json();
         if (bucket.scores.bleu) signatures["bleu"] = bucket.scores.bleu->signature(options.bleu_options());
       } else {
-        j["chrf"] = bucket.scores.chrf ? nlohmann::ordered_json(std::stod(detail::fixed(bucket.scores.chrf->score, options.width)))
+        j["chrf"] = bucket.scores.chrf ? nlohmann::ordered_json(detail::rounded(bucket.scores.chrf->score, options.width))
                                        : nlohmann::ordered_json();
         if (bucket.scores.chrf) signatures["chrf"] = bucket.scores.chrf->signature(options.chrf_options());
       }

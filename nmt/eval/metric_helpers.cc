@@ -1,6 +1,7 @@
 #include "nmt/eval/metric_helpers.h"
 
 #include <cstdio>
+#include <string>
 
 #include "nmt/core/error.h"
 #include "nmt/core/version.h"
@@ -55,6 +56,8 @@ std::string fixed(double value, int decimals) {
   std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
   return buffer;
 }
+
+double rounded(double value, int decimals) { return std::stod(fixed(value, decimals)); }
 
 std::string signature_version() { return "nmt-" + version(); }
 

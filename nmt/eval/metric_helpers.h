@@ -20,6 +20,9 @@ std::vector<std::vector<std::size_t>> check_scorer_input(
 /// Python's `format(value, f".{decimals}f")` (correctly rounded, as printf).
 std::string fixed(double value, int decimals);
 
+/// sacreBLEU's float(f"{score:.{decimals}f}"): the score as JSON output rounds it.
+double rounded(double value, int decimals);
+
 /// The "version:..." field of the toolkit's signatures: "nmt-" + nmt::version().
 std::string signature_version();
 

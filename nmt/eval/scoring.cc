@@ -28,9 +28,6 @@ void add_signature_fields(nlohmann::ordered_json& json, const std::string& signa
   }
 }
 
-// sacreBLEU's float(f"{score:.{width}f}").
-double rounded(double score, int width) { return std::stod(detail::fixed(score, width)); }
-
 }  // namespace
 
 std::vector<std::string> read_stripped_lines(const std::string& path, std::string& display_name) {
@@ -149,7 +146,7 @@ std::string scores_json(const CorpusScores& scores, const ScoringOptions& option
       const std::string signature = s.signature(options.bleu_options());
       std::string verbose = s.format(options.width);
       verbose.erase(0, verbose.find(' ', std::string("BLEU = ").size()) + 1);  // what follows the score
-      nlohmann::ordered_json j = {{"name", "BLEU"}, {"score", rounded(s.score, options.width)},
+      nlohmann::ordered_json j = {{"name", "BLEU"}, {"score", detail::rounded(s.score, options.width)},
                                   {"signature", signature}, {"verbose_score", verbose}};
       add_signature_fields(j, signature);
       j["counts"] = s.matches;
@@ -164,7 +161,7 @@ std::string scores_json(const CorpusScores& scores, const ScoringOptions& option
     if (metric == "chrf" && scores.chrf) {
       const ChrfScore& s = *scores.chrf;
       const std::string signature = s.signature(options.chrf_options());
-      nlohmann::ordered_json j = {{"name", s.name()}, {"score", rounded(s.score, options.width)},
+      nlohmann::ordered_json j = {{"name", s.name()}, {"score", detail::rounded(s.score, options.width)},
                                   {"signature", signature}};
       add_signature_fields(j, signature);
       j["char_order"] = s.char_order;

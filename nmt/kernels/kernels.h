@@ -121,6 +121,10 @@ float fast_sigmoid(float x);
 // (docs/benchmarks.md), with no per-call packing of the 8000 x 256 output matrix; stable_linear()
 // packs per call. Training (autograd) and other devices use at::linear.
 
+/// A copy of `tensor` on `device`, detached from autograd: what the inference model holds (later
+/// changes to the original never reach it).
+at::Tensor snapshot(const at::Tensor& tensor, const c10::Device& device);
+
 struct PackedWeight;
 
 /// y = W x + b with W packed once: a snapshot of the weight and bias as they were when it was made

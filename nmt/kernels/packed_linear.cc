@@ -223,14 +223,15 @@ at::Tensor stable_linear(const at::Tensor& input, const at::Tensor& weight, cons
   return chain_linear(input, weight, bias, /*reference=*/false);
 }
 
+at::Tensor snapshot(const at::Tensor& tensor, const c10::Device& device) {
+  return tensor.detach().to(device, tensor.scalar_type(), /*non_blocking=*/false, /*copy=*/true);
+}
+
 PackedLinear::PackedLinear(const at::Tensor& weight, const at::Tensor& bias, const c10::Device& device) {
   TORCH_CHECK(weight.dim() == 2 && (!bias.defined() || (bias.dim() == 1 && bias.size(0) == weight.size(0))),
               "PackedLinear: weight must be [out, in] and bias [out]");
-  const auto copy = [&](const at::Tensor& t) {
-    return t.detach().to(device, t.scalar_type(), /*non_blocking=*/false, /*copy=*/true).contiguous();
-  };
-  weight_ = copy(weight);
-  if (bias.defined()) bias_ = copy(bias);
+  weight_ = snapshot(weight, device).contiguous();
+  if (bias.defined()) bias_ = snapshot(bias, device).contiguous();
   if (packs(weight_)) packed_ = pack(weight_);
 }
 

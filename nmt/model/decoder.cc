@@ -25,10 +25,7 @@ at::Tensor DecoderImpl::initial_hidden(const EncoderOutput& encoded) {
     return at::zeros({config_.decoder_layers, encoded.memory.size(0), config_.decoder_hidden_size},
                      encoded.memory.options());
   }
-  // h_n holds [layer0 fwd, layer0 bwd, layer1 fwd, ...]: the top layer is the last two.
-  const std::int64_t n = encoded.final_states.size(0);
-  const at::Tensor top = at::cat({encoded.final_states[n - 2], encoded.final_states[n - 1]}, /*dim=*/-1);
-  const at::Tensor s0 = tanh_rows(stable_linear(top, bridge_->weight, bridge_->bias));
+  const at::Tensor s0 = tanh_rows(stable_linear(top_final_states(encoded), bridge_->weight, bridge_->bias));
   return s0.unsqueeze(0).repeat({config_.decoder_layers, 1, 1}).contiguous();
 }
 

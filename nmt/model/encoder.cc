@@ -21,6 +21,11 @@ EncoderImpl::EncoderImpl(const ModelConfig& config)
   for (std::int64_t l = 0; l < config.encoder_layers; ++l) layers_.push_back({gru_weights(rnn_, l), gru_weights(rnn_, l, true)});
 }
 
+at::Tensor top_final_states(const EncoderOutput& encoded) {
+  const std::int64_t n = encoded.final_states.size(0);
+  return at::cat({encoded.final_states[n - 2], encoded.final_states[n - 1]}, /*dim=*/-1);
+}
+
 at::Tensor source_mask(std::int64_t src_len, const at::Tensor& lengths) {
   return at::arange(src_len, lengths.options()).unsqueeze(0).lt(lengths.unsqueeze(1));
 }

@@ -18,6 +18,10 @@ struct EncoderOutput {
   at::Tensor final_states;  // [2 * layers, batch, H]: PyTorch's h_n (layer-major, forward then backward)
 };
 
+/// [batch, 2H]: [fwd_n; bwd_1] of the encoder's top layer, what the bridge reads (final_states
+/// holds [layer0 fwd, layer0 bwd, layer1 fwd, ...]: the top layer is the last two).
+at::Tensor top_final_states(const EncoderOutput& encoded);
+
 /// [batch, src_len] bool, true at the real positions of each row: lengths [batch] int64.
 at::Tensor source_mask(std::int64_t src_len, const at::Tensor& lengths);
 

@@ -11,7 +11,7 @@ namespace nmt {
 InferenceAttention::InferenceAttention(const AttentionParts& parts, const c10::Device& device) {
   if (parts.key_weight.defined()) key_layer_ = PackedLinear(parts.key_weight, at::Tensor(), device);
   if (parts.query_weight.defined()) query_layer_ = PackedLinear(parts.query_weight, at::Tensor(), device);
-  if (parts.v.defined()) v_ = parts.v.detach().to(device, parts.v.scalar_type(), false, /*copy=*/true).contiguous();
+  if (parts.v.defined()) v_ = snapshot(parts.v, device).contiguous();
 }
 
 at::Tensor InferenceAttention::keys(const at::Tensor& memory) const {

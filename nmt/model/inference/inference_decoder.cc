@@ -40,10 +40,7 @@ std::shared_ptr<InferenceState> InferenceDecoder::initial_state(const EncoderOut
   state->keys = attention_.keys(encoded.memory);
   const std::int64_t batch = encoded.memory.size(0);
   if (bridge_.defined()) {
-    // h_n holds [layer0 fwd, layer0 bwd, layer1 fwd, ...]: the top layer is the last two.
-    const std::int64_t n = encoded.final_states.size(0);
-    const at::Tensor top = at::cat({encoded.final_states[n - 2], encoded.final_states[n - 1]}, /*dim=*/-1);
-    state->hidden = tanh_rows(bridge_(top)).unsqueeze(0).repeat({config_.decoder_layers, 1, 1}).contiguous();
+    state->hidden = tanh_rows(bridge_(top_final_states(encoded))).unsqueeze(0).repeat({config_.decoder_layers, 1, 1}).contiguous();
   } else {
     state->hidden = at::zeros({config_.decoder_layers, batch, config_.decoder_hidden_size}, encoded.memory.options());
   }

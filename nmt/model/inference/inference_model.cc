@@ -34,9 +34,8 @@ EncoderOutput InferenceEncoder::operator()(const at::Tensor& embedded, const at:
 InferenceModel::InferenceModel(const Seq2SeqImpl& model, const c10::Device& device)
     : config_(model.config()), device_(device), encoder_(*model.encoder(), device) {
   at::NoGradGuard no_grad;  // the slices and concatenations below are copied, not trained
-  const auto copy = [&](const at::Tensor& t) { return t.detach().to(device, t.scalar_type(), false, /*copy=*/true); };
-  source_embedding_ = copy(model.source_embedding()->weight);
-  decoder_ = InferenceDecoder::make(*model.decoder(), config_, copy(model.target_embedding()->weight), device);
+  source_embedding_ = snapshot(model.source_embedding()->weight, device);
+  decoder_ = InferenceDecoder::make(*model.decoder(), config_, snapshot(model.target_embedding()->weight, device), device);
   output_ = PackedLinear(model.output()->weight(), model.output()->bias(), device);
 }
 
