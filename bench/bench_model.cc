@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
     std::printf("| --- | --- | ---: | ---: | ---: |\n");
     for (const auto style : {nmt::DecoderStyle::bahdanau, nmt::DecoderStyle::luong}) {
       for (const auto attention : {nmt::AttentionType::bahdanau, nmt::AttentionType::dot,
-                                   nmt::AttentionType::general, nmt::AttentionType::concat}) {
+                                   nmt::AttentionType::general, nmt::AttentionType::concat, nmt::AttentionType::none}) {
         nmt::ModelConfig config;  // the reference size: E = H = D = A = 256, one layer each
         config.source_vocab_size = config.target_vocab_size = tokenizer.vocab_size();
         config.attention = attention;

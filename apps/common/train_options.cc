@@ -34,7 +34,7 @@ TrainOptions::TrainOptions(CLI::App& app) {
   app.add_option("--model.decoder-layers", config_.model.decoder_layers, "Decoder GRU layers")->capture_default_str();
   app.add_option("--model.attention-size", config_.model.attention_size, "A, for bahdanau and concat scores")
       ->capture_default_str();
-  app.add_option("--model.attention", attention_, "bahdanau, dot, general or concat")->capture_default_str();
+  app.add_option("--model.attention", attention_, "bahdanau, dot, general, concat, or none (no attention: the plain encoder-decoder)")->capture_default_str();
   app.add_option("--model.decoder-style", style_, "bahdanau or luong")->capture_default_str();
   app.add_option("--model.bridge", bridge_, "zero or linear")->capture_default_str();
   app.add_option("--model.dropout", config_.model.dropout, "Dropout rate")->capture_default_str();

@@ -102,8 +102,9 @@ std::shared_ptr<AttentionImpl> make_attention(const ModelConfig& config) {
     case AttentionType::dot: return std::make_shared<DotAttention>(query, memory);
     case AttentionType::general: return std::make_shared<GeneralAttention>(query, memory);
     case AttentionType::concat: return std::make_shared<ConcatAttention>(query, memory, config.attention_size);
+    case AttentionType::none: break;  // the decoder reads a fixed context instead
   }
-  throw std::logic_error("unknown attention type");
+  throw std::logic_error("make_attention: no attention module for attention = " + to_string(config.attention));
 }
 
 }  // namespace nmt

@@ -10,7 +10,7 @@ DecoderImpl::DecoderImpl(const ModelConfig& config) : config_(config) {
   const std::int64_t E = config.embedding_size, H2 = 2 * config.encoder_hidden_size, D = config.decoder_hidden_size,
                      R = config.readout_size();
   const bool bahdanau = config.decoder_style == DecoderStyle::bahdanau;
-  attention_ = register_module("attention", make_attention(config));
+  if (config.has_attention()) attention_ = register_module("attention", make_attention(config));
   // The GRU module only holds the parameters under PyTorch's names; recur() runs the cell.
   rnn_ = register_module("rnn", torch::nn::GRU(torch::nn::GRUOptions(bahdanau ? E + H2 : E + R, D)
                                                    .num_layers(config.decoder_layers)
@@ -52,7 +52,12 @@ at::Tensor DecoderImpl::recur(const at::Tensor& first_input_gates, const at::Ten
 DecoderSequence DecoderImpl::forward(const at::Tensor& embedded, const EncoderOutput& encoded, const at::Tensor& mask) {
   const std::int64_t E = config_.embedding_size, steps = embedded.size(1);
   const at::Tensor& memory = encoded.memory;
-  const at::Tensor keys = attention_->precompute_keys(memory);
+  const at::Tensor keys = attention_ ? attention_->precompute_keys(memory) : at::Tensor();
+  const at::Tensor fixed_context = attention_ ? at::Tensor() : top_final_states(encoded);  // c [batch, 2H]
+  // c_t and a_t at one step from the query (s_{t-1} or s_t); the fixed c without attention.
+  const auto attend = [&](const at::Tensor& query) {
+    return attention_ ? attention_->forward(query, keys, memory, mask) : AttentionOutput{fixed_context, at::Tensor()};
+  };
   const at::Tensor W_ih = layers_.front().weight_ih;
   at::Tensor hidden = initial_hidden(encoded);
   // unbind, not select(1, t): select's backward would allocate a zero tensor of the whole size per step.
@@ -61,27 +66,32 @@ DecoderSequence DecoderImpl::forward(const at::Tensor& embedded, const EncoderOu
   const auto other_input_gates = [&](const at::Tensor& other) { return stable_linear(other, W_ih.slice(/*dim=*/1, E)); };
   std::vector<at::Tensor> tops, contexts, readouts, attention;
   attention.reserve(static_cast<std::size_t>(steps));
+  // [batch, tgt_len, src_len] from the steps' weights; undefined without attention.
+  const auto stacked_attention = [&] { return attention_ ? at::stack(attention, 1) : at::Tensor(); };
   if (config_.decoder_style == DecoderStyle::bahdanau) {
+    // Without attention W_ih[:, E:] c is the same at every step: one product.
+    const at::Tensor fixed_gates = attention_ ? at::Tensor() : other_input_gates(fixed_context);
     for (std::int64_t t = 0; t < steps; ++t) {
-      const AttentionOutput attended = attention_->forward(hidden[-1], keys, memory, mask);
-      hidden = recur(gates[static_cast<std::size_t>(t)] + other_input_gates(attended.context), hidden);
+      const AttentionOutput attended = attend(hidden[-1]);
+      const at::Tensor& gate = gates[static_cast<std::size_t>(t)];
+      hidden = recur(attention_ ? gate + other_input_gates(attended.context) : gate + fixed_gates, hidden);
       tops.push_back(hidden[-1]);
       contexts.push_back(attended.context);
-      attention.push_back(attended.weights);
+      if (attention_) attention.push_back(attended.weights);
     }
     // r_t = tanh(W_r [s_t; c_t; e_{t-1}] + b_r) for all steps in one product.
     const at::Tensor readout_input = at::cat({at::stack(tops, 1), at::stack(contexts, 1), embedded}, -1);
-    return {tanh_rows(stable_linear(readout_input, readout_->weight, readout_->bias)), at::stack(attention, 1)};
+    return {tanh_rows(stable_linear(readout_input, readout_->weight, readout_->bias)), stacked_attention()};
   }
   at::Tensor feed = at::zeros({embedded.size(0), config_.readout_size()}, memory.options());  // r_0 = 0
   for (std::int64_t t = 0; t < steps; ++t) {
     hidden = recur(gates[static_cast<std::size_t>(t)] + other_input_gates(feed), hidden);
-    const AttentionOutput attended = attention_->forward(hidden[-1], keys, memory, mask);
+    const AttentionOutput attended = attend(hidden[-1]);
     feed = tanh_rows(stable_linear(at::cat({attended.context, hidden[-1]}, -1), readout_->weight, readout_->bias));
     readouts.push_back(feed);
-    attention.push_back(attended.weights);
+    if (attention_) attention.push_back(attended.weights);
   }
-  return {at::stack(readouts, 1), at::stack(attention, 1)};
+  return {at::stack(readouts, 1), stacked_attention()};
 }
 
 }  // namespace nmt

@@ -4,6 +4,8 @@
 //   Luong style:     s_t = GRU([e_{t-1}; r_{t-1}], s_{t-1})  (input feeding, r_0 = 0);
 //                    a_t, c_t = attend(s_t);  r_t = tanh(W_r [c_t; s_t] + b_r)
 // r_t (size R) is what the output layer reads; s_t is the top layer's state.
+// Without attention (attention = none, Cho et al. 2014) c_t = c = [fwd_n; bwd_1], the encoder top
+// layer's final states, at every step, and there are no weights a_t.
 //
 // The trainable module: forward() runs every step of teacher forcing, and moves what does not
 // depend on the recurrence out of the time loop (the e_{t-1} half of the first GRU layer's input
@@ -27,7 +29,7 @@ namespace nmt {
 
 struct DecoderSequence {
   at::Tensor readouts;   // [batch, tgt_len, R]
-  at::Tensor attention;  // [batch, tgt_len, src_len]
+  at::Tensor attention;  // [batch, tgt_len, src_len]; undefined without attention
 };
 
 class DecoderImpl : public torch::nn::Module {
@@ -46,7 +48,7 @@ class DecoderImpl : public torch::nn::Module {
   const std::vector<GruWeights>& layers() const { return layers_; }
   const torch::nn::Linear& bridge() const { return bridge_; }
   const torch::nn::Linear& readout() const { return readout_; }
-  const AttentionImpl& attention() const { return *attention_; }
+  const AttentionImpl* attention() const { return attention_.get(); }  // null without attention
 
  private:
   /// s_t for every layer from the first layer's input gates W_ih x + b_ih [batch, 3D].
@@ -54,7 +56,7 @@ class DecoderImpl : public torch::nn::Module {
   at::Tensor recur(const at::Tensor& first_input_gates, const at::Tensor& hidden);
 
   ModelConfig config_;
-  std::shared_ptr<AttentionImpl> attention_;
+  std::shared_ptr<AttentionImpl> attention_;  // null for attention = none
   torch::nn::GRU rnn_{nullptr};           // rnn.weight_ih_l0 ...: input E + 2H (Bahdanau) or E + R (Luong)
   std::vector<GruWeights> layers_;        // handles of rnn_'s parameters by layer (.to() and loads keep them)
   torch::nn::Linear bridge_{nullptr};     // bridge.weight [D, 2H], bridge.bias [D]; absent for the zero bridge

@@ -23,7 +23,7 @@ using DecoderStatePtr = std::shared_ptr<const DecoderState>;
 
 struct StepOutput {
   at::Tensor log_probs;  // [batch, target_vocab] log p(y_t | y_<t, x)
-  at::Tensor attention;  // [batch, src_len]
+  at::Tensor attention;  // [batch, src_len]; undefined when the model has no attention
   DecoderStatePtr state;
 };
 
@@ -37,6 +37,8 @@ class IncrementalDecoder {
   /// previous_tokens [batch] int64 (BOS at the first step); state as encode() or a step returned it.
   virtual StepOutput step(const DecoderState& state, const at::Tensor& previous_tokens) const = 0;
   virtual std::int64_t target_vocab_size() const = 0;
+  /// False for a model without attention (steps give no weights to keep, align or cover with).
+  virtual bool has_attention() const { return true; }
 };
 
 }  // namespace nmt

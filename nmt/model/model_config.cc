@@ -21,7 +21,8 @@ Enum parse_enum(const std::string& name, const char* what, const std::pair<const
 
 constexpr std::pair<const char*, AttentionType> kAttentionNames[] = {
     {"bahdanau", AttentionType::bahdanau}, {"dot", AttentionType::dot},
-    {"general", AttentionType::general}, {"concat", AttentionType::concat}};
+    {"general", AttentionType::general}, {"concat", AttentionType::concat},
+    {"none", AttentionType::none}};
 constexpr std::pair<const char*, DecoderStyle> kStyleNames[] = {{"bahdanau", DecoderStyle::bahdanau},
                                                                 {"luong", DecoderStyle::luong}};
 constexpr std::pair<const char*, BridgeType> kBridgeNames[] = {{"zero", BridgeType::zero},

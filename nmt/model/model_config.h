@@ -7,7 +7,9 @@
 
 namespace nmt {
 
-enum class AttentionType { bahdanau, dot, general, concat };
+/// none: the plain encoder-decoder (Cho et al. 2014), which reads one fixed context, the encoder's
+/// final states, at every step (docs/model.md, "Without attention").
+enum class AttentionType { bahdanau, dot, general, concat, none };
 enum class DecoderStyle { bahdanau, luong };
 enum class BridgeType { zero, linear };
 
@@ -28,6 +30,7 @@ struct ModelConfig {
   std::int64_t decoder_layers = 1;
   std::int64_t attention_size = 256;       // A: hidden layer of the bahdanau and concat scores
   AttentionType attention = AttentionType::bahdanau;
+  bool has_attention() const { return attention != AttentionType::none; }
   DecoderStyle decoder_style = DecoderStyle::bahdanau;
   BridgeType bridge = BridgeType::linear;  // decoder's initial state: zeros, or tanh(W [fwd; bwd])
   double dropout = 0.3;                    // embeddings, between GRU layers, before the output layer

@@ -370,6 +370,7 @@ std::vector<std::vector<Hypothesis>> BeamSearch::results() const {
 std::vector<std::vector<Hypothesis>> beam_search(const IncrementalDecoder& model, const at::Tensor& source,
                                                  const at::Tensor& source_lengths, const SearchOptions& options) {
   options.validate();
+  options.require_attention_if_used(model.has_attention());
   TORCH_CHECK(source.dim() == 2 && source_lengths.dim() == 1 && source_lengths.size(0) == source.size(0),
               "beam_search: source must be [batch, src_len] and source_lengths [batch]");
   c10::NoGradGuard no_grad;

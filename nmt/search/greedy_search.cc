@@ -53,6 +53,7 @@ BestTokens best_tokens(const at::Tensor& scores, const at::Tensor& offset) {
 std::vector<Hypothesis> greedy_search(const IncrementalDecoder& model, const at::Tensor& source,
                                       const at::Tensor& source_lengths, const SearchOptions& options) {
   options.validate();
+  options.require_attention_if_used(model.has_attention());
   TORCH_CHECK(source.dim() == 2 && source_lengths.dim() == 1 && source_lengths.size(0) == source.size(0),
               "greedy_search: source must be [batch, src_len] and source_lengths [batch]");
   c10::NoGradGuard no_grad;

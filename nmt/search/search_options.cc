@@ -49,6 +49,14 @@ void SearchOptions::validate() const {
   require_option(no_repeat_ngram >= 0, "no-repeat-ngram", ">= 0 (0: off)", std::to_string(no_repeat_ngram));
 }
 
+void SearchOptions::require_attention_if_used(bool model_has_attention) const {
+  if (model_has_attention) return;
+  const std::string why = " needs attention weights, and the model has attention = none";
+  if (coverage_beta > 0) throw ConfigError("coverage-beta" + why);
+  if (keep_attention) throw ConfigError("attention-output and alignment-output need attention weights, and the model "
+                                        "has attention = none");
+}
+
 std::int64_t SearchOptions::max_length(std::int64_t source_length) const {
   // In double, clamped before the conversion: a*n + b may exceed any integer type.
   const double limit = std::floor(max_length_a * static_cast<double>(source_length)) + static_cast<double>(max_length_b);

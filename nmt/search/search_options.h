@@ -38,6 +38,9 @@ struct SearchOptions {
   std::int64_t no_repeat_ngram = 0; // N > 0: no n-gram of N tokens twice in a hypothesis (0: off)
 
   void validate() const;  // throws ConfigError naming the option, e.g. "beam-size must be >= 1, got 0"
+  /// Throws ConfigError when an option needs attention weights (keep_attention, coverage_beta) and
+  /// the model has none (attention = none).
+  void require_attention_if_used(bool model_has_attention) const;
   /// The most target tokens for a source of `source_length` subwords (EOS not counted):
   /// min(kMaxTargetLength, max(1, floor(a * n) + b)).
   std::int64_t max_length(std::int64_t source_length) const;

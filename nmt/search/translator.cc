@@ -42,8 +42,12 @@ Translator::Translator(const IncrementalDecoder& model, Tokenizer source_tokeniz
       target_tokenizer_(std::move(target_tokenizer)),
       options_(std::move(options)),
       device_(device) {
-  if (options_.replace_unknown) options_.search.keep_attention = true;
   options_.validate();
+  if (options_.replace_unknown && !model_.has_attention()) {
+    throw ConfigError("replace-unk needs attention weights, and the model has attention = none");
+  }
+  options_.search.require_attention_if_used(model_.has_attention());
+  if (options_.replace_unknown) options_.search.keep_attention = true;
   search_ = SearchStrategy::make(options_.search);
 }
 

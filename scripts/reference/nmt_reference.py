@@ -11,7 +11,8 @@ greedy_search's tokens and double-summed scores bit for bit).
     /usr/bin/python3 scripts/reference/nmt_reference.py CHECKPOINT INPUTS   # checks INPUTS' log_probs
 
 INPUTS is a TorchScript archive with buffers source [B,S], source_lengths [B], target_in [B,T],
-log_probs [B,T,V] and attention [B,T,S], as the interop test writes it.
+log_probs [B,T,V] and attention [B,T,S] (empty for a model with attention = none), as the interop
+test writes it.
 """
 import hashlib
 import json
@@ -63,9 +64,10 @@ def gru(params, prefix, input_size, hidden_size, layers, bidirectional):
 class DecoderState:
     """What changes per batch (nmt/model/inference/inference_state.h); the model itself stays stateless."""
 
-    def __init__(self, memory, keys, mask, hidden, feed):
+    def __init__(self, memory, keys, mask, hidden, feed, context):
         self.memory = memory   # [batch, src_len, 2H] encoder states h_j
-        self.keys = keys       # [batch, src_len, K]  attention keys precomputed from the memory
+        self.keys = keys       # [batch, src_len, K]  attention keys precomputed from the memory; None without attention
+        self.context = context # [batch, 2H]          c = [fwd_n; bwd_1]: the fixed context without attention, else None
         self.mask = mask       # [batch, src_len]     bool, true at real source positions
         self.hidden = hidden   # [layers, batch, D]   decoder GRU state
         self.feed = feed       # [batch, R]           Luong input feeding; None for Bahdanau-style decoders
@@ -74,11 +76,10 @@ class DecoderState:
         """Rows `rows` [n] (int64, repeats allowed): reorders beams or expands a batch. keep_memory:
         the memory, keys and mask stay as they are, for a caller that knows row i of the result reads
         the same sentence as row i now (beams reordered within their sentences)."""
-        memory, keys, mask = ((self.memory, self.keys, self.mask) if keep_memory else
-                              (self.memory.index_select(0, rows), self.keys.index_select(0, rows),
-                               self.mask.index_select(0, rows)))
-        return DecoderState(memory, keys, mask, self.hidden.index_select(1, rows),
-                            None if self.feed is None else self.feed.index_select(0, rows))
+        pick = lambda t, dim=0: None if t is None else t.index_select(dim, rows)
+        memory, keys, mask, context = ((self.memory, self.keys, self.mask, self.context) if keep_memory else
+                                       (pick(self.memory), pick(self.keys), pick(self.mask), pick(self.context)))
+        return DecoderState(memory, keys, mask, pick(self.hidden, 1), pick(self.feed), context)
 
 
 class Reference:
@@ -101,6 +102,8 @@ class Reference:
 
     def keys(self, memory):
         a, p, D = self.c["attention"], self.p, self.c["decoder_hidden_size"]
+        if a == "none":
+            return None
         if a == "bahdanau":
             return memory @ p["decoder.attention.key_layer.weight"].t()          # U h_j
         if a in ("dot", "general"):
@@ -108,8 +111,12 @@ class Reference:
             return memory if w is None else memory @ w.t()
         return memory @ p["decoder.attention.concat_layer.weight"][:, D:].t()    # W[:, D:] h_j
 
-    def attend(self, q, keys, memory, mask):
+    def attend(self, q, state):
+        """(context c_t [B, 2H], weights a_t [B, S]) for query q; without attention (c, None)."""
         a, p, D = self.c["attention"], self.p, self.c["decoder_hidden_size"]
+        keys, memory, mask = state.keys, state.memory, state.mask
+        if a == "none":
+            return state.context, None
         if a == "bahdanau":
             e = torch.tanh((q @ p["decoder.attention.query_layer.weight"].t()).unsqueeze(1) + keys)
             e = (e @ p["decoder.attention.energy_layer.weight"].t()).squeeze(-1)
@@ -133,21 +140,22 @@ class Reference:
         out, h_n = self.encoder(packed)
         memory, _ = pad_packed_sequence(out, batch_first=True, total_length=S)
         L, D = c["decoder_layers"], c["decoder_hidden_size"]
+        final = torch.cat([h_n[-2], h_n[-1]], -1)  # [fwd_n; bwd_1] of the top layer
         if c["bridge"] == "linear":
-            s0 = torch.tanh(F.linear(torch.cat([h_n[-2], h_n[-1]], -1), p["decoder.bridge.weight"],
-                                     p["decoder.bridge.bias"]))
+            s0 = torch.tanh(F.linear(final, p["decoder.bridge.weight"], p["decoder.bridge.bias"]))
             hidden = s0.unsqueeze(0).repeat(L, 1, 1).contiguous()
         else:
             hidden = torch.zeros(L, B, D)
         feed = torch.zeros(B, self.R) if c["decoder_style"] == "luong" else None
-        return DecoderState(memory, self.keys(memory), mask, hidden, feed)
+        context = final if c["attention"] == "none" else None
+        return DecoderState(memory, self.keys(memory), mask, hidden, feed, context)
 
     def decode(self, e, state):
         """One decoder step from the embedded previous token e [B, E]: (readout [B, R], attention
         [B, S], next state)."""
         p = self.p
         if self.c["decoder_style"] == "bahdanau":
-            ctx, w = self.attend(state.hidden[-1], state.keys, state.memory, state.mask)
+            ctx, w = self.attend(state.hidden[-1], state)
             out, hidden = self.decoder(torch.cat([e, ctx], -1).unsqueeze(1), state.hidden)
             s = out.squeeze(1)
             r = torch.tanh(F.linear(torch.cat([s, ctx, e], -1), p["decoder.readout.weight"], p["decoder.readout.bias"]))
@@ -155,14 +163,14 @@ class Reference:
         else:
             out, hidden = self.decoder(torch.cat([e, state.feed], -1).unsqueeze(1), state.hidden)
             s = out.squeeze(1)
-            ctx, w = self.attend(s, state.keys, state.memory, state.mask)
+            ctx, w = self.attend(s, state)
             r = torch.tanh(F.linear(torch.cat([ctx, s], -1), p["decoder.readout.weight"], p["decoder.readout.bias"]))
             feed = r
-        return r, w, DecoderState(state.memory, state.keys, state.mask, hidden, feed)
+        return r, w, DecoderState(state.memory, state.keys, state.mask, hidden, feed, state.context)
 
     @torch.no_grad()
     def step(self, state, previous_tokens):
-        """previous_tokens [B] (BOS first) -> (log_probs [B, V], attention [B, S], next state)."""
+        """previous_tokens [B] (BOS first) -> (log_probs [B, V], attention [B, S] or None, next state)."""
         r, w, state = self.decode(F.embedding(previous_tokens, self.tgt_emb), state)
         return F.linear(r, self.out_w, self.out_b).log_softmax(-1), w, state
 
@@ -177,7 +185,7 @@ class Reference:
             attention.append(w)
         # One large projection for all steps, as the C++ forward() does.
         logits = F.linear(torch.stack(readouts, 1), self.out_w, self.out_b)
-        return logits.log_softmax(-1), torch.stack(attention, 1)
+        return logits.log_softmax(-1), None if attention[0] is None else torch.stack(attention, 1)
 
 
 def main(argv):
@@ -195,7 +203,10 @@ def main(argv):
     log_probs, attention = model.forward(inputs.source, inputs.source_lengths, inputs.target_in)
     # Padded target positions hold arbitrary but finite values in both implementations; compare all.
     lp_err = (log_probs - inputs.log_probs).abs().max().item()
-    at_err = (attention - inputs.attention).abs().max().item()
+    if attention is None:  # attention = none: the C++ model wrote no weights either
+        at_err = 0.0 if inputs.attention.numel() == 0 else float("inf")
+    else:
+        at_err = (attention - inputs.attention).abs().max().item()
     print(f"max |log p difference| {lp_err:.3g}, max |attention difference| {at_err:.3g}")
     return 0 if lp_err < 1e-5 and at_err < 1e-5 else 1
 

@@ -117,4 +117,21 @@ expect_error 1 "differ in length" -- "$translate" -m "$model" --score -t "$work/
 printf 'not a checkpoint' >"$work/bad.pt"
 expect_error 1 "bad.pt" -- "$translate" -m "$work/bad.pt" -i "$work/in.es"
 
+# A model without attention (model.attention none) trains, translates and scores, and refuses every
+# output that reads attention weights, before it writes anything.
+"$bin/nmt-train" --run-dir "$work/plain" --device cpu --data.train-source "$data/toy.es" \
+  --data.train-target "$data/toy.en" --data.dev-source "$data/toy.es" --data.dev-target "$data/toy.en" --data.source-spm "$work/spm.model" \
+  --model.attention none --model.embedding-size 32 --model.encoder-hidden-size 32 --model.decoder-hidden-size 32 \
+  --data.vocab-size 300 --train.max-steps 20 --train.max-tokens 600 --valid.every 10 --valid.max-sentences 4 \
+  >/dev/null 2>"$work/plain.err" && pass || fail "training without attention failed: $(tail -n 2 "$work/plain.err")"
+plain=$work/plain/best.pt
+expect 0 "translated $lines sentences" -- "$translate" -m "$plain" -i "$work/in.es" -o "$work/plain.en"
+expect 0 "" -- "$translate" -m "$plain" -b 1 --score -t "$work/beam.en" -i "$work/in.es" -o "$work/plain-scores.txt"
+for option in "--attention-output $work/a.json" "--alignment-output $work/a.txt" "--replace-unk" "--coverage-beta 0.2"; do
+  # shellcheck disable=SC2086
+  expect_error 1 "(attention-output|replace-unk|coverage-beta).*attention = none" -- "$translate" -m "$plain" \
+    -i "$work/in.es" -o "$work/plain-out.en" $option
+done
+[[ ! -e $work/plain-out.en && ! -e $work/a.json && ! -e $work/a.txt ]] && pass || fail "a refused run left an output file"
+
 finish

@@ -31,7 +31,9 @@ ModelConfig config_for(int source_vocab, int target_vocab, AttentionType attenti
 
 TEST(Checkpoint, SaveLoadGivesIdenticalOutputs) {
   test::TempDir dir;
-  for (const bool lean : {false, true}) {
+  // full: separate embeddings, linear bridge; lean: shared + tied, zero bridge; none: no attention.
+  for (const std::string kind : {"full", "lean", "none"}) {
+    const bool lean = kind == "lean";
     ModelConfig config = config_for(200, 300, lean ? AttentionType::concat : AttentionType::bahdanau,
                                     lean ? DecoderStyle::luong : DecoderStyle::bahdanau);
     if (lean) {
@@ -39,11 +41,12 @@ TEST(Checkpoint, SaveLoadGivesIdenticalOutputs) {
       config.share_embeddings = config.tie_output_embedding = true;
       config.bridge = BridgeType::zero;
     }
+    if (kind == "none") config.attention = AttentionType::none;
     at::manual_seed(lean ? 1 : 2);
     Seq2Seq model(config);
     model->eval();
     const Tokenizer& target = test::toy_tokenizer(static_cast<int>(config.target_vocab_size));
-    const std::string path = dir.path(lean ? "lean.pt" : "full.pt");
+    const std::string path = dir.path(kind + ".pt");
     save_checkpoint(path, model, test::toy_tokenizer(200), target, "train.max_steps = 10\n");
 
     Checkpoint loaded = load_checkpoint(path);
@@ -56,13 +59,16 @@ TEST(Checkpoint, SaveLoadGivesIdenticalOutputs) {
     const Batch batch = test::varied_batch(config);
     const auto before = model->forward(batch.source, batch.source_lengths, batch.target_in);
     const auto after = loaded.model->forward(batch.source, batch.source_lengths, batch.target_in);
-    EXPECT_TRUE(at::equal(before.logits, after.logits));
-    EXPECT_TRUE(at::equal(before.attention, after.attention));
+    EXPECT_TRUE(at::equal(before.logits, after.logits)) << kind;
+    EXPECT_EQ(after.attention.defined(), kind != "none");
+    if (kind != "none") {
+      EXPECT_TRUE(at::equal(before.attention, after.attention));
+    }
   }
   std::vector<std::string> files;
   for (const auto& entry : fs::directory_iterator(dir.root())) files.push_back(entry.path().filename().string());
   std::sort(files.begin(), files.end());
-  EXPECT_EQ(files, (std::vector<std::string>{"full.pt", "lean.pt"})) << "no temporary files left";
+  EXPECT_EQ(files, (std::vector<std::string>{"full.pt", "lean.pt", "none.pt"})) << "no temporary files left";
 }
 
 TEST(Checkpoint, SaveRejectsMismatchedTokenizersAndUnwritablePaths) {

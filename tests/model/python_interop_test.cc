@@ -1,6 +1,6 @@
 // Checkpoints load in Python: scripts/reference/nmt_reference.py, a PyTorch re-implementation written
 // from docs/model.md, reads a checkpoint with torch.jit.load and must reproduce the C++ model's
-// log-probabilities and attention to 1e-5, for every attention type and decoder style.
+// log-probabilities and attention to 1e-5, for every attention type (none included) and decoder style.
 // Skips where /usr/bin/python3 or its torch (Debian's python3-torch) is missing.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -90,14 +90,16 @@ int check_with_reference(Seq2Seq& model, const test::TempDir& dir) {
   inputs.write("source_lengths", batch.source_lengths, true);
   inputs.write("target_in", batch.target_in, true);
   inputs.write("log_probs", out.logits.log_softmax(-1).detach(), true);
-  inputs.write("attention", out.attention.detach(), true);
+  // attention = none: no weights, an empty tensor in their place.
+  inputs.write("attention", out.attention.defined() ? out.attention.detach() : at::empty({0}), true);
   inputs.save_to(dir.path("inputs.pt"));
   return run_reference(dir.path("model.pt"), dir.path("inputs.pt"), dir.path("log.txt"));
 }
 
 INSTANTIATE_TEST_SUITE_P(All, PythonInterop,
                          ::testing::Combine(::testing::Values(AttentionType::bahdanau, AttentionType::dot,
-                                                              AttentionType::general, AttentionType::concat),
+                                                              AttentionType::general, AttentionType::concat,
+                                                              AttentionType::none),
                                             ::testing::Values(DecoderStyle::bahdanau, DecoderStyle::luong),
                                             ::testing::Bool()),
                          case_name);

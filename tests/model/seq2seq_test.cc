@@ -7,6 +7,7 @@
 
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "nmt/core/error.h"
@@ -30,6 +31,16 @@ class EveryArchitecture : public ::testing::TestWithParam<Combination> {
   }
 };
 
+// a and b agree within the tolerances, or are both undefined (attention = none gives no weights).
+::testing::AssertionResult same_attention(const at::Tensor& a, const at::Tensor& b, double rtol, double atol) {
+  if (!a.defined() || !b.defined()) {
+    if (a.defined() == b.defined()) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "one attention is undefined, the other not";
+  }
+  if (at::allclose(a, b, rtol, atol)) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "attention differs by " << (a - b).abs().max().item<double>();
+}
+
 std::string combination_name(const ::testing::TestParamInfo<Combination>& info) {
   const auto [attention, style, layers] = info.param;
   return to_string(attention) + "_" + to_string(style) + "_" + std::to_string(layers) + "layers";
@@ -43,7 +54,6 @@ TEST_P(EveryArchitecture, ShapesOfBothFaces) {
   const auto out = model->forward(batch.source, batch.source_lengths, batch.target_in);
   const std::int64_t B = batch.size(), S = batch.source.size(1), T = batch.target_in.size(1);
   EXPECT_EQ(out.logits.sizes(), (std::vector<std::int64_t>{B, T, c.target_vocab_size}));
-  EXPECT_EQ(out.attention.sizes(), (std::vector<std::int64_t>{B, T, S}));
 
   const auto inference = model->for_inference(kCpu);
   const DecoderStatePtr opaque = inference->encode(batch.source, batch.source_lengths);
@@ -54,8 +64,19 @@ TEST_P(EveryArchitecture, ShapesOfBothFaces) {
   EXPECT_EQ(state.feed.defined(), c.decoder_style == DecoderStyle::luong);
   const StepOutput step = inference->step(state, batch.target_in.select(1, 0));
   EXPECT_EQ(step.log_probs.sizes(), (std::vector<std::int64_t>{B, c.target_vocab_size}));
-  EXPECT_EQ(step.attention.sizes(), (std::vector<std::int64_t>{B, S}));
   EXPECT_TRUE(at::allclose(step.log_probs.exp().sum(-1), at::ones({B}), 1e-5, 1e-5));
+  EXPECT_EQ(inference->has_attention(), c.has_attention());
+  if (!c.has_attention()) {
+    // One fixed context: no weights, no keys, and the context blocks applied to c once per sentence.
+    EXPECT_FALSE(out.attention.defined());
+    EXPECT_FALSE(step.attention.defined());
+    EXPECT_FALSE(state.keys.defined());
+    EXPECT_EQ(state.projected.dim(), 2);
+    EXPECT_EQ(state.projected.size(0), B);
+    return;
+  }
+  EXPECT_EQ(out.attention.sizes(), (std::vector<std::int64_t>{B, T, S}));
+  EXPECT_EQ(step.attention.sizes(), (std::vector<std::int64_t>{B, S}));
   // Attention never looks at padding.
   const at::Tensor padding = batch.source_mask.logical_not().unsqueeze(1).expand_as(out.attention);
   EXPECT_TRUE(at::all(out.attention.masked_select(padding) == 0).item<bool>());
@@ -75,7 +96,8 @@ TEST_P(EveryArchitecture, SteppingReproducesTeacherForcing) {
   for (std::int64_t t = 0; t < batch.target_in.size(1); ++t) {
     StepOutput step = inference->step(*state, batch.target_in.select(1, t));
     EXPECT_TRUE(at::allclose(step.log_probs, forced_log_probs.select(1, t), 1e-5, 1e-6)) << "step " << t;
-    EXPECT_TRUE(at::allclose(step.attention, forced.attention.select(1, t), 1e-5, 1e-6)) << "step " << t;
+    const at::Tensor forced_attention = c.has_attention() ? forced.attention.select(1, t) : at::Tensor();
+    EXPECT_TRUE(same_attention(step.attention, forced_attention, 1e-5, 1e-6)) << "step " << t;
     state = std::move(step.state);
   }
 }
@@ -100,7 +122,8 @@ TEST_P(EveryArchitecture, InferenceModelMatchesTeacherForcingAndIsASnapshot) {
   const auto expect_forced = [&](const StepOutput& step, const std::string& what) {
     const auto forced = model->forward(batch.source, batch.source_lengths, batch.target_in);
     EXPECT_TRUE(at::allclose(step.log_probs, forced.logits.select(1, 2).log_softmax(-1), 1e-5, 1e-6)) << what;
-    EXPECT_TRUE(at::allclose(step.attention, forced.attention.select(1, 2), 1e-5, 1e-6)) << what;
+    const at::Tensor forced_attention = c.has_attention() ? forced.attention.select(1, 2) : at::Tensor();
+    EXPECT_TRUE(same_attention(step.attention, forced_attention, 1e-5, 1e-6)) << what;
   };
   std::unique_ptr<InferenceModel> inference = model->for_inference(kCpu);
   StepOutput before = third_step(*inference);
@@ -123,10 +146,14 @@ TEST_P(EveryArchitecture, InferenceModelMatchesTeacherForcingAndIsASnapshot) {
 }
 
 // The inference step with a tied output layer (R = E, not D) and rows that beam search reordered
-// and repeated (InferenceState::select: projections read through source_rows).
+// and repeated (InferenceState::select: projections read through source_rows, also the fixed
+// context's without attention).
 TEST(Seq2Seq, InferenceStepWithTiedOutputAndReorderedRows) {
-  for (const DecoderStyle style : {DecoderStyle::bahdanau, DecoderStyle::luong}) {
-    ModelConfig c = test::tiny_config(AttentionType::concat, style, 2);
+  for (const auto& [attention, style] : {std::pair{AttentionType::concat, DecoderStyle::bahdanau},
+                                         std::pair{AttentionType::concat, DecoderStyle::luong},
+                                         std::pair{AttentionType::none, DecoderStyle::bahdanau},
+                                         std::pair{AttentionType::none, DecoderStyle::luong}}) {
+    ModelConfig c = test::tiny_config(attention, style, 2);
     c.tie_output_embedding = true;
     at::manual_seed(9);
     Seq2Seq model(c);
@@ -140,8 +167,10 @@ TEST(Seq2Seq, InferenceStepWithTiedOutputAndReorderedRows) {
     state = inference->step(*state, batch.target_in.select(1, 0)).state->select(order);
     const StepOutput step = inference->step(*state, batch.target_in.select(1, 1).index_select(0, order));
     const at::Tensor expected = forced.logits.select(1, 1).log_softmax(-1).index_select(0, order);
-    EXPECT_TRUE(at::allclose(step.log_probs, expected, 1e-5, 1e-6)) << to_string(style);
-    EXPECT_TRUE(at::allclose(step.attention, forced.attention.select(1, 1).index_select(0, order), 1e-5, 1e-6));
+    EXPECT_TRUE(at::allclose(step.log_probs, expected, 1e-5, 1e-6)) << to_string(attention) << to_string(style);
+    const at::Tensor forced_attention =
+        c.has_attention() ? forced.attention.select(1, 1).index_select(0, order) : at::Tensor();
+    EXPECT_TRUE(same_attention(step.attention, forced_attention, 1e-5, 1e-6));
     EXPECT_TRUE(at::equal(step.log_probs[1], step.log_probs[2])) << "a repeated row";
   }
 }
@@ -191,24 +220,27 @@ TEST_P(EveryArchitecture, PaddingNeverChangesARealSentence) {
     EXPECT_TRUE(at::allclose(together_state.hidden.select(1, row), single_state.hidden.select(1, 0), 1e-5, 1e-5));
     const at::Tensor log_probs = together.logits[row].slice(0, 0, T).log_softmax(-1);
     EXPECT_TRUE(at::allclose(log_probs, single.logits[0].log_softmax(-1), 1e-5, 1e-5)) << "row " << row;
-    EXPECT_TRUE(at::allclose(together.attention[row].slice(0, 0, T).slice(1, 0, S), single.attention[0], 1e-5, 1e-5));
+    if (c.has_attention()) {
+      EXPECT_TRUE(at::allclose(together.attention[row].slice(0, 0, T).slice(1, 0, S), single.attention[0], 1e-5, 1e-5));
+    }
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(All, EveryArchitecture,
                          ::testing::Combine(::testing::Values(AttentionType::bahdanau, AttentionType::dot,
-                                                              AttentionType::general, AttentionType::concat),
+                                                              AttentionType::general, AttentionType::concat,
+                                                              AttentionType::none),
                                             ::testing::Values(DecoderStyle::bahdanau, DecoderStyle::luong),
                                             ::testing::Values(1, 2)),
                          combination_name);
 
 // A tiny model learns 20 sentence pairs by heart, for each attention type (and the style that
-// pairs with it in the literature).
+// pairs with it in the literature; Cho et al.'s decoder without attention is Bahdanau's without a_t).
 class Overfits : public ::testing::TestWithParam<AttentionType> {};
 
 TEST_P(Overfits, TwentyPairs) {
-  ModelConfig c = test::tiny_config(GetParam(), GetParam() == AttentionType::bahdanau ? DecoderStyle::bahdanau
-                                                                                       : DecoderStyle::luong);
+  const bool bahdanau_style = GetParam() == AttentionType::bahdanau || GetParam() == AttentionType::none;
+  ModelConfig c = test::tiny_config(GetParam(), bahdanau_style ? DecoderStyle::bahdanau : DecoderStyle::luong);
   c.embedding_size = c.encoder_hidden_size = c.decoder_hidden_size = c.attention_size = 32;
   at::manual_seed(4);
   std::vector<int> lengths(20);
@@ -237,7 +269,7 @@ TEST_P(Overfits, TwentyPairs) {
 
 INSTANTIATE_TEST_SUITE_P(All, Overfits,
                          ::testing::Values(AttentionType::bahdanau, AttentionType::dot, AttentionType::general,
-                                           AttentionType::concat),
+                                           AttentionType::concat, AttentionType::none),
                          [](const ::testing::TestParamInfo<AttentionType>& param_info) {
                            return to_string(param_info.param);
                          });

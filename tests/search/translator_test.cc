@@ -10,6 +10,8 @@
 #include "nmt/core/error.h"
 #include "nmt/model/inference/inference_model.h"
 #include "nmt/model/seq2seq.h"
+#include "nmt/search/beam_search.h"
+#include "nmt/search/greedy_search.h"
 #include "nmt/search/translation_output.h"
 #include "tests/model/model_test_util.h"
 #include "tests/search/fake_model.h"
@@ -54,13 +56,14 @@ TranslateOptions options(std::int64_t beam) {
 // attention type and decoder style.
 TEST(Translator, KeepsInputOrderAndEmptyLinesAndIsBatchInvariantBitForBit) {
   const Tokenizer& tok = test::toy_tokenizer();
-  for (const auto attention : {AttentionType::bahdanau, AttentionType::dot, AttentionType::general, AttentionType::concat})
+  for (const auto attention : {AttentionType::bahdanau, AttentionType::dot, AttentionType::general, AttentionType::concat,
+                                AttentionType::none})
   for (const auto style : {DecoderStyle::bahdanau, DecoderStyle::luong})
   for (const std::int64_t beam : {1, 3}) {
     SCOPED_TRACE(to_string(attention) + " " + to_string(style) + " beam " + std::to_string(beam));
     const auto model = random_model(tok, attention, style);
     TranslateOptions batched_options = options(beam);
-    batched_options.search.coverage_beta = 0.2;
+    if (attention != AttentionType::none) batched_options.search.coverage_beta = 0.2;  // (it needs attention)
     Translator batched(*model, tok, tok, batched_options, at::kCPU);
     TranslateOptions one_by_one = batched_options;
     one_by_one.max_sentences = 1;
@@ -189,6 +192,35 @@ TEST(Translator, OptionsAreValidated) {
   o.max_source_length = 0;
   EXPECT_THROW_WITH(Translator(*model, tok, tok, o, at::kCPU), ConfigError, "max-source-length");
   EXPECT_THROW_WITH(parse_long_input_policy("drop"), ConfigError, "truncate or reject");
+}
+
+// A model without attention translates, and refuses every option that reads attention weights,
+// before any sentence is searched; search functions called directly refuse them too.
+TEST(Translator, ModelWithoutAttentionRefusesAttentionOptions) {
+  const Tokenizer& tok = test::toy_tokenizer();
+  const auto model = random_model(tok, AttentionType::none);
+  EXPECT_FALSE(model->has_attention());
+  const std::vector<Translation> out = Translator(*model, tok, tok, options(3), at::kCPU).translate(kSentences);
+  ASSERT_EQ(out.size(), kSentences.size());
+  EXPECT_FALSE(out[0].hypotheses.at(0).attention.defined());
+  TranslateOptions o = options(3);
+  o.replace_unknown = true;
+  EXPECT_THROW_WITH(Translator(*model, tok, tok, o, at::kCPU), ConfigError, "replace-unk", "attention = none");
+  o = options(3);
+  o.search.coverage_beta = 0.2;
+  EXPECT_THROW_WITH(Translator(*model, tok, tok, o, at::kCPU), ConfigError, "coverage-beta", "attention = none");
+  for (const std::int64_t beam : {1, 3}) {
+    o = options(beam);
+    o.search.keep_attention = true;
+    EXPECT_THROW_WITH(Translator(*model, tok, tok, o, at::kCPU), ConfigError, "attention-output", "attention = none");
+    const at::Tensor source = at::tensor({5, 6, SpecialIds::kEos}, at::kLong).unsqueeze(0);
+    const at::Tensor lengths = at::tensor({3}, at::kLong);
+    const auto search = [&] {
+      return beam == 1 ? greedy_search(*model, source, lengths, o.search).size()
+                       : beam_search(*model, source, lengths, o.search).size();
+    };
+    EXPECT_THROW_WITH(search(), ConfigError, "attention = none");
+  }
 }
 
 }  // namespace

@@ -20,7 +20,8 @@ InferenceDecoder::InferenceDecoder(const DecoderImpl& decoder, const ModelConfig
                                    const std::vector<at::Tensor>& context_blocks, const at::Tensor& term_weight,
                                    const at::Tensor& term_bias, const at::Tensor& target_embedding,
                                    const c10::Device& device)
-    : config_(config), attention_(decoder.attention().parts(), device) {
+    : config_(config) {
+  if (decoder.attention() != nullptr) attention_.emplace(decoder.attention()->parts(), device);
   for (std::size_t l = 0; l < decoder.layers().size(); ++l) {
     const GruWeights& w = decoder.layers()[l];
     layers_.push_back({l == 0 ? PackedLinear() : PackedLinear(w.weight_ih, w.bias_ih, device),
@@ -37,7 +38,7 @@ std::shared_ptr<InferenceState> InferenceDecoder::initial_state(const EncoderOut
   auto state = std::make_shared<InferenceState>();
   state->memory = encoded.memory;
   state->mask = mask;
-  state->keys = attention_.keys(encoded.memory);
+  if (attention_) state->keys = attention_->keys(encoded.memory);
   const std::int64_t batch = encoded.memory.size(0);
   if (bridge_.defined()) {
     state->hidden = tanh_rows(bridge_(top_final_states(encoded))).unsqueeze(0).repeat({config_.decoder_layers, 1, 1}).contiguous();
@@ -47,8 +48,20 @@ std::shared_ptr<InferenceState> InferenceDecoder::initial_state(const EncoderOut
   if (config_.decoder_style == DecoderStyle::luong) {
     state->feed = at::zeros({batch, config_.readout_size()}, encoded.memory.options());
   }
-  state->projected = projection_(encoded.memory);  // W_c h_j for every context block, once per sentence
+  // W_c h_j for every context block, once per sentence (without attention W_c c, c = [fwd_n; bwd_1]).
+  state->projected = projection_(attention_ ? encoded.memory : top_final_states(encoded));
   return state;
+}
+
+InferenceDecoder::Attended InferenceDecoder::attend(const at::Tensor& query, const InferenceState& state) const {
+  if (!attention_) {
+    const at::Tensor& p = state.projected;  // [sources, P]: the same for every step
+    return {at::Tensor(), state.source_rows.defined() ? p.index_select(0, state.source_rows.to(p.device())) : p};
+  }
+  Attended out;
+  out.weights = attention_->weights(query, state.keys, state.mask, state.source_rows);
+  out.projected = weighted_context(out.weights, state.projected, state.source_rows);
+  return out;
 }
 
 InferenceStep InferenceDecoder::step(const at::Tensor& previous_tokens, const InferenceState& state) const {
@@ -97,8 +110,9 @@ InferenceStep BahdanauInferenceDecoder::step_terms(const at::Tensor& terms, cons
   const std::int64_t G = 3 * config_.decoder_hidden_size;
   InferenceStep out;
   out.state = std::make_shared<InferenceState>(state);
-  out.attention = attention_.weights(state.hidden[-1], state.keys, state.mask, state.source_rows);
-  const at::Tensor p = weighted_context(out.attention, state.projected, state.source_rows);  // [batch, 3D + R]
+  Attended attended = attend(state.hidden[-1], state);
+  out.attention = std::move(attended.weights);
+  const at::Tensor& p = attended.projected;  // [batch, 3D + R]
   out.state->hidden = recur(terms.narrow(1, 0, G) + p.narrow(1, 0, G), state.hidden);
   const at::Tensor s = out.state->hidden[-1];
   out.readout = tanh_rows(readout_state_(s) + terms.narrow(1, G, terms.size(1) - G) + p.narrow(1, G, p.size(1) - G));
@@ -122,8 +136,9 @@ InferenceStep LuongInferenceDecoder::step_terms(const at::Tensor& terms, const I
   out.state = std::make_shared<InferenceState>(state);
   out.state->hidden = recur(terms + feed_gates_(state.feed), state.hidden);
   const at::Tensor s = out.state->hidden[-1];
-  out.attention = attention_.weights(s, state.keys, state.mask, state.source_rows);
-  const at::Tensor p = weighted_context(out.attention, state.projected, state.source_rows);  // [batch, R]
+  Attended attended = attend(s, state);
+  out.attention = std::move(attended.weights);
+  const at::Tensor& p = attended.projected;  // [batch, R]
   out.readout = tanh_rows(p + readout_state_(s));
   out.state->feed = out.readout;
   return out;

@@ -6,12 +6,15 @@
 // - every weight block W_c that reads the context is applied to the memory once per sentence, so
 //   that W_c c_t = sum_j a_tj (W_c h_j) needs no c_t (InferenceState::projected).
 // Both give the trainable decoder's function to float rounding (tests hold them to 1e-5).
+// Without attention the context is the fixed c of every step: the blocks are applied to c once per
+// sentence and p_t = W_c c at every step.
 #pragma once
 
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "nmt/model/decoder.h"
@@ -25,7 +28,7 @@ namespace nmt {
 
 struct InferenceStep {
   at::Tensor readout;    // [batch, R] r_t
-  at::Tensor attention;  // [batch, src_len] a_t
+  at::Tensor attention;  // [batch, src_len] a_t; undefined without attention
   std::shared_ptr<InferenceState> state;
 };
 
@@ -57,8 +60,15 @@ class InferenceDecoder {
   /// s_t for every layer from the first layer's input gates [batch, 3D] -> hidden [layers, batch, D].
   at::Tensor recur(const at::Tensor& first_input_gates, const at::Tensor& hidden) const;
 
+  struct Attended {
+    at::Tensor weights;    // [batch, src_len] a_t; undefined without attention
+    at::Tensor projected;  // [batch, P] p_t = sum_j a_tj W_c h_j, or W_c c without attention
+  };
+  /// The attention step from query [batch, D] (s_{t-1} or s_t, by style).
+  Attended attend(const at::Tensor& query, const InferenceState& state) const;
+
   ModelConfig config_;
-  InferenceAttention attention_;
+  std::optional<InferenceAttention> attention_;  // empty for attention = none
 
  private:
   struct Layer {

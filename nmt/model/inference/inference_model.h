@@ -42,6 +42,7 @@ class InferenceModel final : public IncrementalDecoder {
   DecoderStatePtr encode(const at::Tensor& source, const at::Tensor& source_lengths) const override;
   StepOutput step(const DecoderState& state, const at::Tensor& previous_tokens) const override;
   std::int64_t target_vocab_size() const override { return config_.target_vocab_size; }
+  bool has_attention() const override { return config_.has_attention(); }
 
   const ModelConfig& config() const { return config_; }
   const c10::Device& device() const { return device_; }

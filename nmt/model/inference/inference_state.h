@@ -12,9 +12,11 @@ namespace nmt {
 /// Everything that changes per batch; the inference model itself stays read-only.
 struct InferenceState final : DecoderState {
   at::Tensor memory;       // [sources, src_len, 2H] encoder states h_j, one row per source sentence
-  at::Tensor keys;         // [sources, src_len, K]  attention keys precomputed from memory
+  at::Tensor keys;         // [sources, src_len, K]  attention keys precomputed from memory;
+                           //   undefined without attention
   at::Tensor projected;    // [sources, src_len, P]  W_c h_j for the weight blocks W_c that a step
-                           //   applies to the context c_t (docs/model.md, "Inference")
+                           //   applies to the context c_t (docs/model.md, "Inference");
+                           //   [sources, P] W_c c without attention (the fixed context)
   at::Tensor source_rows;  // [batch] int64 on the CPU: the sources row of each decoder row;
                            //   undefined: row i uses row i (sources = batch), as encode() returns it
   at::Tensor mask;         // [batch, src_len]     bool, true at real source positions
