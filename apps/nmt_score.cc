@@ -6,19 +6,22 @@
 #include "nmt/core/text_output.h"
 #include "nmt/eval/length_buckets.h"
 #include "nmt/eval/scoring.h"
+#include "nmt/plot/length_plot.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"Corpus BLEU and chrF of detokenized text against one or more references, with sacreBLEU's "
                "defaults and signatures."};
   nmt::app::add_common_options(app);
-  std::vector<std::string> references;
-  std::string hypotheses = "-", metrics = "bleu,chrf";
+  std::vector<std::string> references, hypotheses = {"-"}, labels;
+  std::string metrics = "bleu,chrf", plot;
   nmt::ScoringOptions options;
   bool json = false, by_length = false;
   std::string length_of = "reference", length_edges = "10,20,30,40,50", source;
   app.add_option("references", references, "Reference files, one sentence a line, line-parallel to the hypotheses")
       ->required();
-  app.add_option("--input,-i", hypotheses, "Hypothesis file ('-': stdin)")->capture_default_str();
+  app.add_option("--input,-i", hypotheses,
+                 "Hypothesis file ('-': stdin); with --by-length several, compared side by side")
+      ->capture_default_str();
   app.add_option("--metrics", metrics, "Comma-separated metrics: bleu, chrf")->capture_default_str();
   app.add_flag("--lowercase,-l", options.lowercase, "Case-insensitive scores (both metrics)");
   app.add_option("--tokenize", options.tokenize, "BLEU tokenizer: 13a or none")->capture_default_str();
@@ -30,25 +33,41 @@ int main(int argc, char** argv) {
   app.add_option("--length-edges", length_edges, "With --by-length: bucket edges in words (0-9, 10-19, ..., 50+)")
       ->capture_default_str();
   app.add_option("--source", source, "With --by-length --length-of source: the source file, line-parallel");
+  app.add_option("--label", labels, "With --by-length: a name per --input, in order (default: the file names)");
+  app.add_option("--plot", plot, "With --by-length: draw the scores by length to this .svg, .png or .pdf file");
 
   return nmt::app::run(app, argc, argv, [&] {
     options.metrics = nmt::split_metric_list(metrics);
     options.validate();  // before reading: an option error needs no input
     if (!by_length && !source.empty()) throw nmt::ConfigError("--source goes with --by-length");
+    if (!by_length && (hypotheses.size() > 1 || !labels.empty() || !plot.empty())) {
+      throw nmt::ConfigError("several --input files, --label and --plot go with --by-length");
+    }
+    if (!labels.empty() && labels.size() != hypotheses.size()) {
+      throw nmt::ConfigError("--label: " + std::to_string(labels.size()) + " labels for " +
+                             std::to_string(hypotheses.size()) + " --input files");
+    }
+    if (!plot.empty()) nmt::plot::image_format_of(plot);  // a bad extension fails before any scoring
     const nmt::LengthOf of = nmt::parse_length_of(length_of);
     const auto edges = nmt::parse_length_edges(length_edges);
     if (by_length && of == nmt::LengthOf::source && source.empty()) {
       throw nmt::ConfigError("--length-of source needs --source FILE");
     }
-    const auto input = nmt::read_scoring_input(hypotheses, references);
     nmt::TextOutput output("-");
     if (by_length) {
       std::string name;
       const auto sources = source.empty() ? std::vector<std::string>() : nmt::read_stripped_lines(source, name);
-      const auto buckets = nmt::score_by_length(input, sources, edges, of, options);
-      output.stream() << (json ? nmt::length_buckets_json(buckets, of, options) + "\n"
-                               : nmt::format_length_buckets(buckets, of, options));
+      std::vector<nmt::SystemBuckets> systems;
+      for (std::size_t i = 0; i < hypotheses.size(); ++i) {
+        const auto input = nmt::read_scoring_input(hypotheses[i], references);
+        systems.push_back({labels.empty() ? hypotheses[i] : labels[i],
+                           nmt::score_by_length(input, sources, edges, of, options)});
+      }
+      if (!plot.empty()) nmt::plot::draw_length_curves(systems, of, options)->save(plot);
+      output.stream() << (json ? nmt::length_buckets_json(systems, of, options) + "\n"
+                               : nmt::format_length_buckets(systems, of, options));
     } else {
+      const auto input = nmt::read_scoring_input(hypotheses.front(), references);
       const auto scores = nmt::score_corpus(input, options);
       output.stream() << (json ? nmt::scores_json(scores, options) + "\n" : nmt::format_scores(scores, options));
     }

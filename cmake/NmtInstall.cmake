@@ -10,9 +10,10 @@ set(NMT_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/nmt")
 install(TARGETS nmt EXPORT nmtTargets
   LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT runtime NAMELINK_COMPONENT dev
   INCLUDES DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
-# Public headers: every header of the library but the internal logger (spdlog stays private).
+# Public headers: every header of the library but the internal logger (spdlog stays private) and
+# the drawing helpers (cairo stays private).
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/nmt/" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/nmt" COMPONENT dev
-  FILES_MATCHING PATTERN "*.h" PATTERN "log.h" EXCLUDE)
+  FILES_MATCHING PATTERN "*.h" PATTERN "log.h" EXCLUDE PATTERN "draw.h" EXCLUDE)
 install(EXPORT nmtTargets NAMESPACE nmt:: DESTINATION "${NMT_INSTALL_CMAKEDIR}" COMPONENT dev)
 
 configure_package_config_file("${CMAKE_CURRENT_LIST_DIR}/nmtConfig.cmake.in"

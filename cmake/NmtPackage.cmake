@@ -21,7 +21,7 @@ set(CPACK_DEBIAN_RUNTIME_PACKAGE_SHLIBDEPS ON)
 # gets "nmt (>= this version)" from dpkg-shlibdeps.
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
-set(CPACK_DEBIAN_RUNTIME_PACKAGE_RECOMMENDS "libopenblas0-pthread")
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_RECOMMENDS "libopenblas0-pthread, fonts-dejavu-core")
 # CPack puts the summary line first; these are the long descriptions under it.
 set(CPACK_DEBIAN_RUNTIME_DESCRIPTION
   "nmt-train, nmt-translate, nmt-score, nmt-tokenizer and nmt-corpus-stats: a bidirectional GRU\n\

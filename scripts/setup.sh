@@ -36,6 +36,7 @@ packages=(
   libprotobuf-dev protobuf-compiler              # SentencePiece is built against LibTorch's protobuf
   zlib1g-dev                                     # CRC-32 checks of checkpoint archives
   libgloo-dev                                    # Gloo headers: c10d's CPU process group (data-parallel training)
+  libcairo2-dev fonts-dejavu-core                # the pictures (nmt-plot): cairo and the font it draws with
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libgtest-dev
   diatheke sword-text-sparv sword-text-web sword-text-kjv   # the Bible corpus
 )

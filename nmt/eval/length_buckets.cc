@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "nmt/core/error.h"
@@ -84,31 +85,22 @@ std::vector<LengthBucket> score_by_length(const ScoringInput& input, const std::
   return buckets;
 }
 
-std::string format_length_buckets(const std::vector<LengthBucket>& buckets, LengthOf of, const ScoringOptions& options) {
-  char header[64];
-  std::snprintf(header, sizeof header, "%-18s %10s", ("words (" + to_string(of) + ")").c_str(), "sentences");
-  std::string out = header;
-  for (const auto& metric : options.metrics) out += metric == "bleu" ? "       BLEU" : "      chrF2";
-  out += "\n";
-  for (const LengthBucket& bucket : buckets) {
-    char head[64];
-    std::snprintf(head, sizeof head, "%-18s %10zu", bucket.label().c_str(), bucket.sentences);
-    out += head;
-    for (const auto& metric : options.metrics) {
-      const bool has = metric == "bleu" ? bucket.scores.bleu.has_value() : bucket.scores.chrf.has_value();
-      const double score = !has ? 0 : metric == "bleu" ? bucket.scores.bleu->score : bucket.scores.chrf->score;
-      std::string cell = has ? detail::fixed(score, options.width) : "-";
-      out += std::string(cell.size() < 11 ? 11 - cell.size() : 1, ' ') + cell;
-    }
-    out += "\n";
-  }
-  return out;
+namespace {
+
+// The score cell of `metric` in `bucket`: "-" for an empty bucket.
+std::string score_cell(const LengthBucket& bucket, const std::string& metric, const ScoringOptions& options) {
+  const bool has = metric == "bleu" ? bucket.scores.bleu.has_value() : bucket.scores.chrf.has_value();
+  if (!has) return "-";
+  return detail::fixed(metric == "bleu" ? bucket.scores.bleu->score : bucket.scores.chrf->score, options.width);
 }
 
-std::string length_buckets_json(const std::vector<LengthBucket>& buckets, LengthOf of, const ScoringOptions& options) {
-  nlohmann::ordered_json json = {{"length_of", to_string(of)}};
+std::string right_aligned(const std::string& cell, std::size_t width) {
+  return std::string(cell.size() < width ? width - cell.size() : 1, ' ') + cell;
+}
+
+nlohmann::ordered_json bucket_list_json(const std::vector<LengthBucket>& buckets, const ScoringOptions& options,
+                                        nlohmann::ordered_json& signatures) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  nlohmann::ordered_json signatures = nlohmann::ordered_json::object();
   for (const LengthBucket& bucket : buckets) {
     nlohmann::ordered_json j = {{"label", bucket.label()}, {"low", bucket.low}};
     j["high"] = bucket.high < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(bucket.high);
@@ -126,7 +118,78 @@ std::string length_buckets_json(const std::vector<LengthBucket>& buckets, Length
     }
     list.push_back(std::move(j));
   }
-  json["buckets"] = std::move(list);
+  return list;
+}
+
+void check_same_buckets(const std::vector<SystemBuckets>& systems) {
+  if (systems.empty()) throw ConfigError("no hypotheses to score by length");
+  for (const SystemBuckets& system : systems) {
+    bool same = system.buckets.size() == systems.front().buckets.size();
+    for (std::size_t i = 0; same && i < system.buckets.size(); ++i) {
+      same = system.buckets[i].low == systems.front().buckets[i].low &&
+             system.buckets[i].high == systems.front().buckets[i].high &&
+             system.buckets[i].sentences == systems.front().buckets[i].sentences;
+    }
+    if (!same) throw ConfigError("systems scored by length must share their buckets (the same lines and edges)");
+  }
+}
+
+}  // namespace
+
+std::string format_length_buckets(const std::vector<LengthBucket>& buckets, LengthOf of, const ScoringOptions& options) {
+  return format_length_buckets(std::vector<SystemBuckets>{{"", buckets}}, of, options);
+}
+
+std::string format_length_buckets(const std::vector<SystemBuckets>& systems, LengthOf of, const ScoringOptions& options) {
+  check_same_buckets(systems);
+  char header[64];
+  std::snprintf(header, sizeof header, "%-18s %10s", ("words (" + to_string(of) + ")").c_str(), "sentences");
+  std::string out = header;
+  // One column per metric and system: "BLEU" alone, "BLEU label" when several systems compare.
+  std::vector<std::size_t> widths;
+  for (const auto& metric : options.metrics) {
+    for (const SystemBuckets& system : systems) {
+      std::string name = metric == "bleu" ? "BLEU" : "chrF2";
+      if (systems.size() > 1) name += " " + system.label;
+      widths.push_back(std::max<std::size_t>(11, name.size() + 2));
+      out += right_aligned(name, widths.back());
+    }
+  }
+  out += "\n";
+  for (std::size_t b = 0; b < systems.front().buckets.size(); ++b) {
+    char head[64];
+    std::snprintf(head, sizeof head, "%-18s %10zu", systems.front().buckets[b].label().c_str(),
+                  systems.front().buckets[b].sentences);
+    out += head;
+    std::size_t column = 0;
+    for (const auto& metric : options.metrics) {
+      for (const SystemBuckets& system : systems) {
+        out += right_aligned(score_cell(system.buckets[b], metric, options), widths[column++]);
+      }
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::string length_buckets_json(const std::vector<LengthBucket>& buckets, LengthOf of, const ScoringOptions& options) {
+  nlohmann::ordered_json json = {{"length_of", to_string(of)}};
+  nlohmann::ordered_json signatures = nlohmann::ordered_json::object();
+  json["buckets"] = bucket_list_json(buckets, options, signatures);
+  json["signatures"] = std::move(signatures);
+  return json.dump();
+}
+
+std::string length_buckets_json(const std::vector<SystemBuckets>& systems, LengthOf of, const ScoringOptions& options) {
+  check_same_buckets(systems);
+  if (systems.size() == 1) return length_buckets_json(systems.front().buckets, of, options);
+  nlohmann::ordered_json json = {{"length_of", to_string(of)}};
+  nlohmann::ordered_json signatures = nlohmann::ordered_json::object();
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const SystemBuckets& system : systems) {
+    list.push_back({{"label", system.label}, {"buckets", bucket_list_json(system.buckets, options, signatures)}});
+  }
+  json["systems"] = std::move(list);
   json["signatures"] = std::move(signatures);
   return json.dump();
 }

@@ -35,11 +35,23 @@ std::vector<LengthBucket> score_by_length(const ScoringInput& input, const std::
                                           const std::vector<std::int64_t>& edges, LengthOf of,
                                           const ScoringOptions& options);
 
+/// Several systems (hypothesis files of the same lines) bucketed alike, to compare by length.
+struct SystemBuckets {
+  std::string label;
+  std::vector<LengthBucket> buckets;
+};
+
 /// A table: one line per bucket with its label, sentence count and each metric's score.
 std::string format_length_buckets(const std::vector<LengthBucket>& buckets, LengthOf of, const ScoringOptions& options);
+/// The same with a column per metric and system ("BLEU label"); one system prints as above.
+/// Throws ConfigError when the systems' buckets differ.
+std::string format_length_buckets(const std::vector<SystemBuckets>& systems, LengthOf of, const ScoringOptions& options);
 
 /// One JSON object: {"length_of", "buckets": [{"label", "low", "high" (null: none), "sentences",
 /// "bleu", "chrf" (scores rounded to options.width; null for an empty bucket)}], "signatures"}.
 std::string length_buckets_json(const std::vector<LengthBucket>& buckets, LengthOf of, const ScoringOptions& options);
+/// Several systems: {"length_of", "systems": [{"label", "buckets": [...]}], "signatures"}; one
+/// system prints as above.
+std::string length_buckets_json(const std::vector<SystemBuckets>& systems, LengthOf of, const ScoringOptions& options);
 
 }  // namespace nmt

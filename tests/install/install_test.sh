@@ -14,7 +14,7 @@ cmake --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1 ||
   { fail "cmake --install: $(tail -n 3 "$work/install.log")"; finish; exit; }
 
 # Layout: programs, the versioned library and its links, headers, the CMake package, configs.
-for program in nmt-train nmt-translate nmt-score nmt-tokenizer nmt-corpus-stats; do
+for program in nmt-train nmt-translate nmt-score nmt-tokenizer nmt-corpus-stats nmt-plot; do
   [[ -x $prefix/bin/$program ]] && pass || fail "bin/$program not installed"
 done
 lib=$prefix/$libdir
@@ -27,11 +27,12 @@ for header in model/checkpoint.h search/translator.h train/trainer.h data/tokeni
   [[ -f $prefix/include/nmt/$header ]] && pass || fail "include/nmt/$header not installed"
 done
 [[ ! -e $prefix/include/nmt/core/log.h ]] && pass || fail "the internal logger header (spdlog) was installed"
+[[ ! -e $prefix/include/nmt/plot/draw.h ]] && pass || fail "the internal drawing header (cairo) was installed"
 [[ -f $prefix/share/nmt/configs/bible-es-en.toml ]] && pass || fail "share/nmt/configs not installed"
 
 # Private dependencies stay private: no installed header includes them, the library exports none
 # of their symbols, and nothing of SentencePiece's own install rules came along.
-leaks=$(grep -rlE '#include [<"](spdlog|fmt|nlohmann|sentencepiece|google/protobuf|CLI)' "$prefix/include")
+leaks=$(grep -rlE '#include [<"](spdlog|fmt|nlohmann|sentencepiece|google/protobuf|CLI|cairo)' "$prefix/include")
 [[ -z $leaks ]] && pass || fail "installed headers include private dependencies: $leaks"
 if nm -D --defined-only "$lib/libnmt.so" | c++filt >"$work/symbols.txt" && [[ -s $work/symbols.txt ]]; then
   exported=$(grep -cE 'sentencepiece::|google::protobuf::' "$work/symbols.txt")

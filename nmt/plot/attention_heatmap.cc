@@ -1,0 +1,210 @@
+#include "nmt/plot/attention_heatmap.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <system_error>
+
+#include "nmt/core/error.h"
+#include "nmt/core/log.h"
+#include "nmt/plot/draw.h"
+
+namespace nmt::plot {
+namespace {
+
+constexpr double kMargin = 12;
+constexpr double kGap = 6;              // between labels and the grid
+constexpr double kLegendWidth = 10;     // the colour bar
+const Rgb kInk{0.15, 0.15, 0.15};
+const Rgb kGridLine{0.85, 0.85, 0.85};
+const Rgb kAlignment{0.902, 0.624, 0.000};  // orange: visible on white and on navy
+
+double widest(cairo_t* cr, const std::vector<std::string>& labels) {
+  double width = 0;
+  for (const std::string& label : labels) width = std::max(width, text_width(cr, label));
+  return width;
+}
+
+std::vector<std::string> shown_labels(const std::vector<std::string>& tokens, bool words) {
+  std::vector<std::string> out;
+  for (const std::string& token : tokens) out.push_back(words ? token : piece_label(token, true));
+  return out;
+}
+
+}  // namespace
+
+std::string heatmap_file_name(std::int64_t index, ImageFormat format) {
+  char name[64];
+  std::snprintf(name, sizeof name, "attention-%04lld.%s", static_cast<long long>(index), extension_of(format).c_str());
+  return name;
+}
+
+std::unique_ptr<Figure> draw_attention_heatmap(const AttentionMatrix& m, const HeatmapOptions& options) {
+  if (m.weights.empty() || m.source.empty()) {
+    throw DataError("line " + std::to_string(m.index) + ": an empty translation has no attention to draw");
+  }
+  const std::vector<std::string> columns = shown_labels(m.source, m.words);
+  const std::vector<std::string> rows = shown_labels(m.target, m.words);
+  const double cell = options.cell_size, font = options.font_size;
+  const std::string unit = m.words ? "words" : "pieces";
+  const std::string title = !options.title.empty()
+                                ? options.title
+                                : "line " + std::to_string(m.index) + ": " + std::to_string(columns.size()) +
+                                      " source x " + std::to_string(rows.size()) + " target " + unit;
+
+  // Measure with a scratch figure's context (the same font machinery as the real one).
+  double row_label_width = 0, column_label_height = 0, title_width = 0;
+  {
+    Figure scratch(1, 1);
+    cairo_t* cr = scratch.context();
+    set_font(cr, font);
+    row_label_width = widest(cr, rows);
+    column_label_height = widest(cr, columns);
+    set_font(cr, font + 2, true);
+    title_width = text_width(cr, title);
+  }
+  const double grid_x = kMargin + row_label_width + kGap;
+  const double grid_y = kMargin + (font + 2) * 1.6 + column_label_height + kGap;
+  const double grid_w = cell * static_cast<double>(columns.size());
+  const double grid_h = cell * static_cast<double>(rows.size());
+  const double legend_x = grid_x + grid_w + 3 * kGap;
+  const double legend_h = std::max(80.0, std::min(grid_h, 160.0));
+  double legend_label_width = 0;
+  {
+    Figure scratch(1, 1);
+    set_font(scratch.context(), font);
+    legend_label_width = std::max(text_width(scratch.context(), "0.75"), text_width(scratch.context(), "hard alignment"));
+  }
+  const double width = std::max(legend_x + kLegendWidth + kGap + legend_label_width + kMargin,
+                                kMargin * 2 + title_width);
+  const double height = std::max(grid_y + grid_h, grid_y + legend_h + 3 * font) + kMargin;
+  auto figure = std::make_unique<Figure>(width, height);
+  cairo_t* cr = figure->context();
+
+  set_colour(cr, kInk);
+  set_font(cr, font + 2, true);
+  draw_text(cr, title, kMargin, kMargin, Anchor::start, Baseline::top);
+
+  // Cells: one filled rectangle per (target, source) position.
+  for (std::size_t t = 0; t < rows.size(); ++t) {
+    for (std::size_t j = 0; j < columns.size(); ++j) {
+      set_colour(cr, weight_shade(m.weights[t][j]));
+      cairo_rectangle(cr, grid_x + cell * static_cast<double>(j), grid_y + cell * static_cast<double>(t), cell, cell);
+      cairo_fill(cr);
+    }
+  }
+  // Hair lines between cells, so that a row of near-zero weights can still be followed.
+  set_colour(cr, kGridLine);
+  cairo_set_line_width(cr, 0.4);
+  for (std::size_t j = 0; j <= columns.size(); ++j) {
+    cairo_move_to(cr, grid_x + cell * static_cast<double>(j), grid_y);
+    cairo_line_to(cr, grid_x + cell * static_cast<double>(j), grid_y + grid_h);
+  }
+  for (std::size_t t = 0; t <= rows.size(); ++t) {
+    cairo_move_to(cr, grid_x, grid_y + cell * static_cast<double>(t));
+    cairo_line_to(cr, grid_x + grid_w, grid_y + cell * static_cast<double>(t));
+  }
+  cairo_stroke(cr);
+  if (options.mark_alignment) {
+    const std::vector<std::size_t> hard = m.hard_alignment();
+    set_colour(cr, kAlignment);
+    cairo_set_line_width(cr, 1.4);
+    for (std::size_t t = 0; t < hard.size(); ++t) {
+      const double inset = 1.2;
+      cairo_rectangle(cr, grid_x + cell * static_cast<double>(hard[t]) + inset,
+                      grid_y + cell * static_cast<double>(t) + inset, cell - 2 * inset, cell - 2 * inset);
+    }
+    cairo_stroke(cr);
+  }
+
+  // Labels: target tokens right-aligned at the left, source tokens reading upwards above.
+  set_colour(cr, kInk);
+  set_font(cr, font);
+  for (std::size_t t = 0; t < rows.size(); ++t) {
+    draw_text(cr, rows[t], grid_x - kGap, grid_y + cell * (static_cast<double>(t) + 0.5), Anchor::end,
+              Baseline::middle);
+  }
+  for (std::size_t j = 0; j < columns.size(); ++j) {
+    draw_text(cr, columns[j], grid_x + cell * (static_cast<double>(j) + 0.5), grid_y - kGap, Anchor::start,
+              Baseline::middle, 90);
+  }
+
+  // Legend: the shade scale as one gradient, its ticks, and the alignment mark.
+  cairo_pattern_t* gradient = cairo_pattern_create_linear(0, grid_y + legend_h, 0, grid_y);
+  for (int i = 0; i <= 10; ++i) {
+    const Rgb c = weight_shade(i / 10.0);
+    cairo_pattern_add_color_stop_rgb(gradient, i / 10.0, c.r, c.g, c.b);
+  }
+  cairo_rectangle(cr, legend_x, grid_y, kLegendWidth, legend_h);
+  cairo_set_source(cr, gradient);
+  cairo_fill_preserve(cr);
+  cairo_pattern_destroy(gradient);
+  set_colour(cr, kInk);
+  cairo_set_line_width(cr, 0.6);
+  cairo_stroke(cr);
+  for (const double tick : {0.0, 0.25, 0.5, 0.75, 1.0}) {
+    const double y = grid_y + legend_h * (1 - tick);
+    cairo_move_to(cr, legend_x + kLegendWidth, y);
+    cairo_line_to(cr, legend_x + kLegendWidth + 3, y);
+    cairo_stroke(cr);
+    draw_text(cr, tick_label(tick), legend_x + kLegendWidth + 5, y, Anchor::start, Baseline::middle);
+  }
+  if (options.mark_alignment) {
+    const double y = grid_y + legend_h + 1.5 * font;
+    set_colour(cr, kAlignment);
+    cairo_set_line_width(cr, 1.4);
+    cairo_rectangle(cr, legend_x, y - 4.5, 9, 9);
+    cairo_stroke(cr);
+    set_colour(cr, kInk);
+    draw_text(cr, "hard alignment", legend_x + 13, y, Anchor::start, Baseline::middle);
+  }
+  return figure;
+}
+
+std::vector<std::string> write_attention_heatmaps(const HeatmapJob& job) {
+  if (job.formats.empty()) throw ConfigError("format: name at least one of svg, png, pdf");
+  if (!(job.options.cell_size >= 4 && job.options.cell_size <= 100)) {
+    throw ConfigError("cell-size must be in [4, 100] points, got " + std::to_string(job.options.cell_size));
+  }
+  const std::vector<AttentionMatrix> all = read_attention_file(job.input);  // every line checked first
+  std::map<std::int64_t, const AttentionMatrix*> by_line;
+  for (const AttentionMatrix& m : all) by_line[m.index] = &m;
+  std::vector<const AttentionMatrix*> chosen;
+  if (job.lines.empty()) {
+    for (const AttentionMatrix& m : all) {
+      if (!m.weights.empty()) chosen.push_back(&m);
+    }
+    if (chosen.empty()) throw DataError(job.input + ": no line has a translation to draw");
+  }
+  for (const std::int64_t line : job.lines) {
+    const auto found = by_line.find(line);
+    if (found == by_line.end()) {
+      throw ConfigError("sentences: line " + std::to_string(line) + " is not in " + job.input + " (" +
+                        std::to_string(all.size()) + " lines)");
+    }
+    if (found->second->weights.empty()) {
+      throw ConfigError("sentences: line " + std::to_string(line) + " of " + job.input + " has an empty translation");
+    }
+    chosen.push_back(found->second);
+  }
+  std::error_code error;
+  std::filesystem::create_directories(job.output_dir, error);
+  if (error || !std::filesystem::is_directory(job.output_dir)) {
+    throw IoError("cannot make the output folder " + job.output_dir + ": " +
+                  (error ? error.message() : "a file of that name exists"));
+  }
+  std::vector<std::string> written;
+  for (const AttentionMatrix* m : chosen) {
+    const auto figure = draw_attention_heatmap(job.merge_words ? merge_words(*m) : *m, job.options);
+    for (const ImageFormat format : job.formats) {
+      const std::string path = (std::filesystem::path(job.output_dir) / heatmap_file_name(m->index, format)).string();
+      figure->save(path);
+      written.push_back(path);
+    }
+  }
+  log().info("wrote {} picture(s) of {} sentence(s) to {}", written.size(), chosen.size(), job.output_dir);
+  return written;
+}
+
+}  // namespace nmt::plot

@@ -1,0 +1,44 @@
+// Heat-maps of attention: one picture per sentence, source tokens across the top, target tokens
+// down the left, each weight a shade (legend on the right) and each target token's hard alignment
+// (its largest weight) outlined. What `nmt-plot attention` and training's validations draw.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nmt/plot/attention_matrix.h"
+#include "nmt/plot/figure.h"
+
+namespace nmt::plot {
+
+struct HeatmapOptions {
+  double cell_size = 14;     // points per cell (a long sentence makes a larger picture, never smaller text)
+  double font_size = 9;      // labels; the title is 2 points larger
+  bool mark_alignment = true;
+  std::string title;         // empty: "line N: S source x T target pieces (or words)"
+};
+
+/// The picture of one matrix. Throws DataError for a matrix without rows (an empty translation).
+std::unique_ptr<Figure> draw_attention_heatmap(const AttentionMatrix& matrix, const HeatmapOptions& options = {});
+
+struct HeatmapJob {
+  std::string input;                  // nmt-translate --attention-output lines
+  std::string output_dir;             // created if missing; files attention-NNNN.FORMAT (N: input line)
+  std::vector<ImageFormat> formats = {ImageFormat::svg, ImageFormat::png};
+  std::vector<std::int64_t> lines;    // input lines to draw; empty: every line with a translation
+  bool merge_words = false;           // pieces -> words (merge_words)
+  HeatmapOptions options;
+};
+
+/// Reads and checks the whole input first (no picture is written from a bad file), then writes
+/// each selected sentence's pictures, each atomically. Returns the paths written. Throws
+/// ConfigError (a selected line that the file lacks or whose translation is empty, no format),
+/// DataError (the input) or IoError (the folder or a file cannot be written).
+std::vector<std::string> write_attention_heatmaps(const HeatmapJob& job);
+
+/// "attention-0012.svg": the file name of input line `index` in `format`.
+std::string heatmap_file_name(std::int64_t index, ImageFormat format);
+
+}  // namespace nmt::plot

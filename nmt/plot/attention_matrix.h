@@ -1,0 +1,45 @@
+// An attention matrix as nmt-translate --attention-output writes it (one JSON object a line:
+// docs/translation.md), read back with its checks, and merged from subword pieces into words.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nmt::plot {
+
+struct AttentionMatrix {
+  std::int64_t index = 0;            // the input line (1-based)
+  std::vector<std::string> source;   // column labels: source pieces (or words), "</s>" last
+  std::vector<std::string> target;   // row labels: target pieces (or words), "</s>" last when finished
+  std::vector<std::vector<double>> weights;  // [target][source]: each row sums to 1
+  bool words = false;                // labels are merged words, not pieces
+
+  /// The source column each target row attends to most (the hard alignment), ties to the first.
+  std::vector<std::size_t> hard_alignment() const;
+};
+
+/// Parses one line of attention output. `where` ("FILE line N") prefixes every DataError: not
+/// JSON, a missing or mistyped field, a row count other than the target's, a row length other
+/// than the source's, a weight outside [0, 1] or a row whose sum is not 1 (within 1e-3).
+/// An empty translation (no target) is returned with no rows.
+AttentionMatrix parse_attention_line(const std::string& line, const std::string& where);
+
+/// Every line of an attention output file; throws IoError (cannot read) or DataError (as above,
+/// naming the file and line; an empty file is an error too).
+std::vector<AttentionMatrix> read_attention_file(const std::string& path);
+
+/// Pieces to words: SentencePiece marks a word's first piece with U+2581 ("▁"); the pieces up to the
+/// next such piece form a word (labels without the mark; "</s>" stays its own word). A target
+/// word's row is the average of its pieces' rows and a source word's column the sum of its pieces'
+/// columns, so every merged row still sums to 1.
+AttentionMatrix merge_words(const AttentionMatrix& pieces);
+
+/// A piece's label as shown: without the word mark (a word-initial piece gets none; a piece inside
+/// a word gets a leading "·" when `mark_continuation`).
+std::string piece_label(const std::string& piece, bool mark_continuation);
+
+/// "1,3,7-9" -> {1, 3, 7, 8, 9} (input lines, 1-based). ConfigError naming `option` otherwise.
+std::vector<std::int64_t> parse_line_selection(const std::string& list, const std::string& option);
+
+}  // namespace nmt::plot

@@ -1,0 +1,138 @@
+#include "nmt/plot/figure.h"
+
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <cairo.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "nmt/core/error.h"
+#include "nmt/core/file_io.h"
+
+namespace nmt::plot {
+
+ImageFormat image_format_of(const std::string& path) {
+  const auto dot = path.find_last_of('.');
+  std::string extension = dot == std::string::npos ? "" : path.substr(dot + 1);
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (extension == "svg") return ImageFormat::svg;
+  if (extension == "png") return ImageFormat::png;
+  if (extension == "pdf") return ImageFormat::pdf;
+  throw ConfigError(path + ": an image file must end in .svg, .png or .pdf");
+}
+
+std::string extension_of(ImageFormat format) {
+  switch (format) {
+    case ImageFormat::svg: return "svg";
+    case ImageFormat::png: return "png";
+    case ImageFormat::pdf: return "pdf";
+  }
+  return "?";
+}
+
+std::vector<ImageFormat> parse_image_formats(const std::string& list, const std::string& option) {
+  std::vector<ImageFormat> out;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    const std::string name = list.substr(start, comma - start);
+    ImageFormat format;
+    if (name == "svg") {
+      format = ImageFormat::svg;
+    } else if (name == "png") {
+      format = ImageFormat::png;
+    } else if (name == "pdf") {
+      format = ImageFormat::pdf;
+    } else {
+      throw ConfigError(option + ": unknown image format '" + name + "' (expected svg, png or pdf, comma-separated)");
+    }
+    if (std::find(out.begin(), out.end(), format) != out.end()) throw ConfigError(option + ": '" + name + "' twice");
+    out.push_back(format);
+    start = comma + 1;
+  }
+  return out;
+}
+
+struct Figure::Impl {
+  cairo_surface_t* recording = nullptr;
+  cairo_t* cr = nullptr;
+  ~Impl() {
+    if (cr != nullptr) cairo_destroy(cr);
+    if (recording != nullptr) cairo_surface_destroy(recording);
+  }
+};
+
+Figure::Figure(double width, double height) : width_(width), height_(height), impl_(std::make_unique<Impl>()) {
+  const cairo_rectangle_t extents{0, 0, width, height};
+  impl_->recording = cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, &extents);
+  impl_->cr = cairo_create(impl_->recording);
+  if (cairo_status(impl_->cr) != CAIRO_STATUS_SUCCESS) {
+    throw IoError(std::string("cannot start a drawing: ") + cairo_status_to_string(cairo_status(impl_->cr)));
+  }
+  cairo_set_source_rgb(impl_->cr, 1, 1, 1);
+  cairo_paint(impl_->cr);
+}
+
+Figure::~Figure() = default;
+
+_cairo* Figure::context() const { return impl_->cr; }
+
+namespace {
+
+cairo_status_t append_bytes(void* closure, const unsigned char* data, unsigned int length) {
+  static_cast<std::string*>(closure)->append(reinterpret_cast<const char*>(data), length);
+  return CAIRO_STATUS_SUCCESS;
+}
+
+void check(cairo_status_t status, const char* what) {
+  if (status != CAIRO_STATUS_SUCCESS) throw IoError(std::string(what) + ": " + cairo_status_to_string(status));
+}
+
+}  // namespace
+
+std::string Figure::encode(ImageFormat format, double png_pixels_per_point) const {
+  check(cairo_status(impl_->cr), "drawing failed");
+  cairo_surface_flush(impl_->recording);
+  std::string bytes;
+  cairo_surface_t* target = nullptr;
+  double scale = 1;
+  switch (format) {
+    case ImageFormat::svg:
+      target = cairo_svg_surface_create_for_stream(append_bytes, &bytes, width_, height_);
+      break;
+    case ImageFormat::pdf:
+      target = cairo_pdf_surface_create_for_stream(append_bytes, &bytes, width_, height_);
+      break;
+    case ImageFormat::png:
+      scale = png_pixels_per_point;
+      target = cairo_image_surface_create(CAIRO_FORMAT_RGB24, static_cast<int>(std::ceil(width_ * scale)),
+                                          static_cast<int>(std::ceil(height_ * scale)));
+      break;
+  }
+  cairo_t* cr = cairo_create(target);
+  cairo_scale(cr, scale, scale);
+  cairo_set_source_surface(cr, impl_->recording, 0, 0);
+  cairo_paint(cr);
+  const cairo_status_t drawn = cairo_status(cr);
+  cairo_destroy(cr);
+  cairo_status_t written = CAIRO_STATUS_SUCCESS;
+  if (format == ImageFormat::png && drawn == CAIRO_STATUS_SUCCESS) {
+    written = cairo_surface_write_to_png_stream(target, append_bytes, &bytes);
+  }
+  cairo_surface_finish(target);  // SVG and PDF write their bytes here
+  const cairo_status_t finished = cairo_surface_status(target);
+  cairo_surface_destroy(target);
+  check(drawn, "cannot draw the image");
+  check(finished, "cannot make the image");
+  check(written, "cannot encode the PNG image");
+  return bytes;
+}
+
+void Figure::save(const std::string& path, double png_pixels_per_point) const {
+  write_file_atomic(path, encode(image_format_of(path), png_pixels_per_point));
+}
+
+}  // namespace nmt::plot

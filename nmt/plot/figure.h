@@ -1,0 +1,50 @@
+// A drawing made once and written as SVG, PNG or PDF: cairo records it and replays it onto the
+// surface of each format, so every format comes from one code path with the same font metrics
+// (docs/attention.md, "Pictures"). Cairo stays out of this header (installed headers name no
+// private dependency); the drawing code includes nmt/plot/draw.h.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+struct _cairo;  // cairo_t
+
+namespace nmt::plot {
+
+enum class ImageFormat { svg, png, pdf };
+
+/// The format a path's extension names (.svg, .png, .pdf; any case). Throws ConfigError naming the
+/// path otherwise.
+ImageFormat image_format_of(const std::string& path);
+std::string extension_of(ImageFormat format);  // "svg", "png", "pdf"
+/// "svg,png" -> {svg, png}. ConfigError naming `option` for an unknown or repeated name or none.
+std::vector<ImageFormat> parse_image_formats(const std::string& list, const std::string& option);
+
+class Figure {
+ public:
+  /// width x height in points (1/72 inch); a white background.
+  Figure(double width, double height);
+  ~Figure();
+  Figure(const Figure&) = delete;
+  Figure& operator=(const Figure&) = delete;
+
+  _cairo* context() const;  // draw here, in points
+  double width() const { return width_; }
+  double height() const { return height_; }
+
+  /// Writes the drawing to `path` in the format of its extension, atomically (write_file_atomic: a
+  /// temporary file renamed into place, so a failure never leaves a partial image). PNG has
+  /// `png_pixels_per_point` pixels per point. Throws IoError (the path and why) or ConfigError.
+  void save(const std::string& path, double png_pixels_per_point = 2.0) const;
+
+  /// The image bytes in `format` (what save writes).
+  std::string encode(ImageFormat format, double png_pixels_per_point = 2.0) const;
+
+ private:
+  double width_, height_;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace nmt::plot

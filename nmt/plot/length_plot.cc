@@ -1,0 +1,56 @@
+#include "nmt/plot/length_plot.h"
+
+#include <cmath>
+#include <limits>
+
+#include "nmt/core/error.h"
+#include "nmt/plot/line_chart.h"
+
+namespace nmt::plot {
+
+std::unique_ptr<Figure> draw_length_curves(const std::vector<SystemBuckets>& systems, LengthOf of,
+                                           const ScoringOptions& options) {
+  if (systems.empty()) throw ConfigError("plot: no system to draw");
+  const std::vector<LengthBucket>& first = systems.front().buckets;
+  for (const SystemBuckets& system : systems) {
+    bool same = system.buckets.size() == first.size();
+    for (std::size_t i = 0; same && i < first.size(); ++i) {
+      same = system.buckets[i].low == first[i].low && system.buckets[i].high == first[i].high;
+    }
+    if (!same) throw ConfigError("plot: the systems were bucketed with different length-edges");
+  }
+  Axis x;
+  x.label = to_string(of) + " length in words (sentences)";
+  for (const LengthBucket& bucket : first) x.categories.push_back(bucket.label() + " (" + std::to_string(bucket.sentences) + ")");
+  std::vector<Panel> panels;
+  for (const std::string& metric : options.metrics) {
+    Panel panel;
+    panel.title = metric == "bleu" ? "BLEU by sentence length" : "chrF by sentence length";
+    panel.x = x;
+    panel.y.label = metric == "bleu" ? "BLEU" : "chrF";
+    panel.y.include_zero = true;
+    for (const SystemBuckets& system : systems) {
+      Series s;
+      s.label = system.label;
+      for (std::size_t i = 0; i < system.buckets.size(); ++i) {
+        const CorpusScores& scores = system.buckets[i].scores;
+        double y = std::numeric_limits<double>::quiet_NaN();
+        if (system.buckets[i].sentences > 0) {
+          if (metric == "bleu" && scores.bleu) y = scores.bleu->score;
+          if (metric == "chrf" && scores.chrf) y = scores.chrf->score;
+        }
+        s.x.push_back(static_cast<double>(i));
+        s.y.push_back(y);
+      }
+      panel.series.push_back(std::move(s));
+    }
+    panels.push_back(std::move(panel));
+  }
+  ChartLayout layout;
+  layout.columns = panels.size();
+  layout.panel_width = 330;
+  layout.panel_height = 250;
+  return draw_panels(panels, layout);
+}
+
+}  // namespace nmt::plot

@@ -1,0 +1,140 @@
+#include "nmt/plot/training_curves.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+
+#include "nmt/core/error.h"
+#include "nmt/core/log.h"
+#include "nmt/plot/line_chart.h"
+
+namespace nmt::plot {
+namespace {
+
+double number(const nlohmann::json& event, const char* field, const std::string& where, bool required = true) {
+  if (event.contains(field) && event[field].is_number()) return event[field].get<double>();
+  if (required) throw DataError(where + ": a " + event.value("event", "") + " event without \"" + field + "\"");
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+std::vector<MetricPoint> by_step(const std::map<double, MetricPoint>& points) {
+  std::vector<MetricPoint> out;
+  for (const auto& [step, point] : points) out.push_back(point);
+  return out;
+}
+
+}  // namespace
+
+RunMetrics read_run_metrics(const std::string& run_dir, const std::string& label) {
+  const std::string path = (std::filesystem::path(run_dir) / "metrics.jsonl").string();
+  std::ifstream in(path);
+  if (!in) throw IoError("cannot open " + path + " (is " + run_dir + " a run directory?)");
+  std::map<double, MetricPoint> train, valid;
+  std::string line;
+  for (std::size_t n = 1; std::getline(in, line); ++n) {
+    const std::string where = path + " line " + std::to_string(n);
+    if (line.empty()) continue;
+    nlohmann::json event;
+    try {
+      event = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::exception&) {
+      // A run killed while writing can leave its last line cut short: that one only is skipped.
+      if (in.peek() == std::char_traits<char>::eof()) break;
+      throw DataError(where + ": not a JSON object");
+    }
+    if (!event.is_object() || !event.contains("event") || !event["event"].is_string()) {
+      throw DataError(where + ": not a metrics event (no \"event\")");
+    }
+    const std::string kind = event["event"].get<std::string>();
+    if (kind != "train" && kind != "valid") continue;
+    MetricPoint p;
+    p.step = number(event, "step", where);
+    // Runs of nmt 0.1 before target tokens were logged: their token panels stay empty.
+    p.target_tokens = number(event, "target_tokens", where, /*required=*/false);
+    p.loss = number(event, "loss", where);
+    p.ppl = number(event, "ppl", where);
+    p.bleu = number(event, "bleu", where, /*required=*/false);
+    (kind == "train" ? train : valid)[p.step] = p;  // a resumed run's repeat replaces the earlier one
+  }
+  if (in.bad()) throw IoError("cannot read " + path);
+  if (train.empty() && valid.empty()) throw DataError(path + ": no train or valid events yet");
+  return {label, by_step(train), by_step(valid)};
+}
+
+std::unique_ptr<Figure> draw_training_curves(const std::vector<RunMetrics>& runs) {
+  if (runs.empty()) throw ConfigError("metrics: name at least one run directory");
+  std::vector<Panel> panels;
+  // Runs from before target tokens were logged have only the step row.
+  bool any_tokens = false;
+  for (const RunMetrics& run : runs) {
+    for (const auto* points : {&run.train, &run.valid}) {
+      for (const MetricPoint& p : *points) any_tokens = any_tokens || std::isfinite(p.target_tokens);
+    }
+  }
+  for (const bool tokens : {false, true}) {
+    if (tokens && !any_tokens) break;
+    const std::string x_label = tokens ? "target tokens seen" : "step";
+    const Axis x{x_label, false, /*include_zero=*/true, {}};
+    Panel loss{"loss per target token", x, {"loss", false, false, {}}, {}};
+    Panel ppl{"perplexity", x, {"perplexity (log scale)", true, false, {}}, {}};
+    Panel bleu{"dev BLEU", x, {"BLEU", false, true, {}}, {}};
+    for (const RunMetrics& run : runs) {
+      const auto series = [&](const std::vector<MetricPoint>& points, double MetricPoint::*field, bool dev) {
+        Series s;
+        s.label = runs.size() == 1 ? (dev ? "dev" : "training") : run.label + (dev ? ": dev" : ": training");
+        s.group = run.label;  // one colour per run; dev dashed
+        s.dashed = dev;
+        for (const MetricPoint& p : points) {
+          s.x.push_back(tokens ? p.target_tokens : p.step);
+          s.y.push_back(p.*field);
+        }
+        return s;
+      };
+      loss.series.push_back(series(run.train, &MetricPoint::loss, false));
+      loss.series.push_back(series(run.valid, &MetricPoint::loss, true));
+      ppl.series.push_back(series(run.train, &MetricPoint::ppl, false));
+      ppl.series.push_back(series(run.valid, &MetricPoint::ppl, true));
+      bleu.series.push_back(series(run.valid, &MetricPoint::bleu, true));
+    }
+    panels.push_back(std::move(loss));
+    panels.push_back(std::move(ppl));
+    panels.push_back(std::move(bleu));
+  }
+  ChartLayout layout;
+  layout.title = "training curves";
+  if (runs.size() == 1) layout.title += ": " + runs.front().label;
+  return draw_panels(panels, layout);
+}
+
+std::vector<std::string> write_training_curves(const TrainingCurvesJob& job) {
+  if (job.run_dirs.empty()) throw ConfigError("metrics: name at least one run directory");
+  if (!job.labels.empty() && job.labels.size() != job.run_dirs.size()) {
+    throw ConfigError("label: " + std::to_string(job.labels.size()) + " labels for " +
+                      std::to_string(job.run_dirs.size()) + " run directories");
+  }
+  std::vector<std::string> outputs = job.outputs;
+  if (outputs.empty()) {
+    if (job.run_dirs.size() > 1) throw ConfigError("output: name the image files (-o) when comparing runs");
+    for (const char* extension : {"svg", "png"}) {
+      outputs.push_back((std::filesystem::path(job.run_dirs.front()) / (std::string("curves.") + extension)).string());
+    }
+  }
+  for (const std::string& path : outputs) image_format_of(path);  // a bad name fails before any work
+  std::vector<RunMetrics> runs;
+  for (std::size_t i = 0; i < job.run_dirs.size(); ++i) {
+    std::string label = job.labels.empty() ? std::filesystem::path(job.run_dirs[i]).lexically_normal().filename().string()
+                                           : job.labels[i];
+    if (label.empty()) label = job.run_dirs[i];
+    runs.push_back(read_run_metrics(job.run_dirs[i], label));
+  }
+  const auto figure = draw_training_curves(runs);
+  for (const std::string& path : outputs) figure->save(path);
+  log().info("wrote the training curves of {} run(s) to {}", runs.size(), outputs.front());
+  return outputs;
+}
+
+}  // namespace nmt::plot
