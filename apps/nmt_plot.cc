@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   attention->add_option("input", heatmaps.input, "Attention JSON lines (nmt-translate --attention-output)")->required();
   attention->add_option("--output-dir,-o", heatmaps.output_dir, "Folder for attention-NNNN.svg/.png (made if missing)")
       ->required();
-  attention->add_option("--sentences,-s", sentences, "Input lines to draw, e.g. 1,5,10-12 (default: all)");
+  attention->add_option("--sentences,-s", sentences, "Lines to draw (from 1, as the input), e.g. 1,5,10-12 (default: all)");
   attention->add_flag("--words", heatmaps.merge_words,
                       "Merge subword pieces into words (sum over a word's source pieces, average over its target "
                       "pieces)");

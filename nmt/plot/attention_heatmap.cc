@@ -34,15 +34,15 @@ std::vector<std::string> shown_labels(const std::vector<std::string>& tokens, bo
 
 }  // namespace
 
-std::string heatmap_file_name(std::int64_t index, ImageFormat format) {
+std::string heatmap_file_name(std::int64_t line, ImageFormat format) {
   char name[64];
-  std::snprintf(name, sizeof name, "attention-%04lld.%s", static_cast<long long>(index), extension_of(format).c_str());
+  std::snprintf(name, sizeof name, "attention-%04lld.%s", static_cast<long long>(line), extension_of(format).c_str());
   return name;
 }
 
 std::unique_ptr<Figure> draw_attention_heatmap(const AttentionMatrix& m, const HeatmapOptions& options) {
   if (m.weights.empty() || m.source.empty()) {
-    throw DataError("line " + std::to_string(m.index) + ": an empty translation has no attention to draw");
+    throw DataError("line " + std::to_string(m.line) + ": an empty translation has no attention to draw");
   }
   const std::vector<std::string> columns = shown_labels(m.source, m.words);
   const std::vector<std::string> rows = shown_labels(m.target, m.words);
@@ -50,7 +50,7 @@ std::unique_ptr<Figure> draw_attention_heatmap(const AttentionMatrix& m, const H
   const std::string unit = m.words ? "words" : "pieces";
   const std::string title = !options.title.empty()
                                 ? options.title
-                                : "line " + std::to_string(m.index) + ": " + std::to_string(columns.size()) +
+                                : "line " + std::to_string(m.line) + ": " + std::to_string(columns.size()) +
                                       " source x " + std::to_string(rows.size()) + " target " + unit;
 
   // Measure with a scratch figure's context (the same font machinery as the real one).
@@ -169,7 +169,7 @@ std::vector<std::string> write_attention_heatmaps(const HeatmapJob& job) {
   }
   const std::vector<AttentionMatrix> all = read_attention_file(job.input);  // every line checked first
   std::map<std::int64_t, const AttentionMatrix*> by_line;
-  for (const AttentionMatrix& m : all) by_line[m.index] = &m;
+  for (const AttentionMatrix& m : all) by_line[m.line] = &m;
   std::vector<const AttentionMatrix*> chosen;
   if (job.lines.empty()) {
     for (const AttentionMatrix& m : all) {
@@ -198,7 +198,7 @@ std::vector<std::string> write_attention_heatmaps(const HeatmapJob& job) {
   for (const AttentionMatrix* m : chosen) {
     const auto figure = draw_attention_heatmap(job.merge_words ? merge_words(*m) : *m, job.options);
     for (const ImageFormat format : job.formats) {
-      const std::string path = (std::filesystem::path(job.output_dir) / heatmap_file_name(m->index, format)).string();
+      const std::string path = (std::filesystem::path(job.output_dir) / heatmap_file_name(m->line, format)).string();
       figure->save(path);
       written.push_back(path);
     }

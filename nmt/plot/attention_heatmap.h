@@ -25,7 +25,7 @@ std::unique_ptr<Figure> draw_attention_heatmap(const AttentionMatrix& matrix, co
 
 struct HeatmapJob {
   std::string input;                  // nmt-translate --attention-output lines
-  std::string output_dir;             // created if missing; files attention-NNNN.FORMAT (N: input line)
+  std::string output_dir;             // created if missing; files attention-NNNN.FORMAT (N: line, from 1)
   std::vector<ImageFormat> formats = {ImageFormat::svg, ImageFormat::png};
   std::vector<std::int64_t> lines;    // input lines to draw; empty: every line with a translation
   bool merge_words = false;           // pieces -> words (merge_words)
@@ -38,7 +38,7 @@ struct HeatmapJob {
 /// DataError (the input) or IoError (the folder or a file cannot be written).
 std::vector<std::string> write_attention_heatmaps(const HeatmapJob& job);
 
-/// "attention-0012.svg": the file name of input line `index` in `format`.
-std::string heatmap_file_name(std::int64_t index, ImageFormat format);
+/// "attention-0012.svg": the file name of input line `line` (from 1) in `format`.
+std::string heatmap_file_name(std::int64_t line, ImageFormat format);
 
 }  // namespace nmt::plot

@@ -65,7 +65,7 @@ std::vector<std::size_t> AttentionMatrix::hard_alignment() const {
   return out;
 }
 
-AttentionMatrix parse_attention_line(const std::string& line, const std::string& where) {
+AttentionMatrix parse_attention_line(const std::string& line, const std::string& where, std::int64_t line_number) {
   nlohmann::json object;
   try {
     object = nlohmann::json::parse(line);
@@ -78,6 +78,7 @@ AttentionMatrix parse_attention_line(const std::string& line, const std::string&
     throw DataError(where + ": not attention output (no integer \"index\")");
   }
   m.index = object["index"].get<std::int64_t>();
+  m.line = line_number;
   m.source = string_array(object, "source", where);
   m.target = string_array(object, "target", where);
   if (!object.contains("attention") || !object["attention"].is_array()) {
@@ -116,7 +117,7 @@ std::vector<AttentionMatrix> read_attention_file(const std::string& path) {
   std::vector<AttentionMatrix> out;
   std::string line;
   for (std::size_t number = 1; std::getline(in, line); ++number) {
-    out.push_back(parse_attention_line(line, path + " line " + std::to_string(number)));
+    out.push_back(parse_attention_line(line, path + " line " + std::to_string(number), static_cast<std::int64_t>(number)));
   }
   if (in.bad()) throw IoError("cannot read attention file " + path);
   if (out.empty()) throw DataError(path + ": empty (no attention lines)");
@@ -128,6 +129,7 @@ AttentionMatrix merge_words(const AttentionMatrix& pieces) {
   const std::vector<std::size_t> target_word = word_of(pieces.target);
   AttentionMatrix m;
   m.index = pieces.index;
+  m.line = pieces.line;
   m.words = true;
   m.source = word_labels(pieces.source, source_word);
   m.target = word_labels(pieces.target, target_word);

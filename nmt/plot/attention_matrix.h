@@ -9,7 +9,8 @@
 namespace nmt::plot {
 
 struct AttentionMatrix {
-  std::int64_t index = 0;            // the input line (1-based)
+  std::int64_t index = 0;            // the JSON "index": the input line counted from 0
+  std::int64_t line = 0;             // the line of the attention file, from 1 (= the input line)
   std::vector<std::string> source;   // column labels: source pieces (or words), "</s>" last
   std::vector<std::string> target;   // row labels: target pieces (or words), "</s>" last when finished
   std::vector<std::vector<double>> weights;  // [target][source]: each row sums to 1
@@ -22,8 +23,8 @@ struct AttentionMatrix {
 /// Parses one line of attention output. `where` ("FILE line N") prefixes every DataError: not
 /// JSON, a missing or mistyped field, a row count other than the target's, a row length other
 /// than the source's, a weight outside [0, 1] or a row whose sum is not 1 (within 1e-3).
-/// An empty translation (no target) is returned with no rows.
-AttentionMatrix parse_attention_line(const std::string& line, const std::string& where);
+/// An empty translation (no target) is returned with no rows. `line_number` becomes its line.
+AttentionMatrix parse_attention_line(const std::string& line, const std::string& where, std::int64_t line_number = 1);
 
 /// Every line of an attention output file; throws IoError (cannot read) or DataError (as above,
 /// naming the file and line; an empty file is an error too).

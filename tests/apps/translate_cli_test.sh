@@ -62,6 +62,9 @@ PY
 "$translate" -m "$model" -i "$work/in.es" -o "$work/att.en" --attention-output "$work/att.jsonl" \
   --alignment-output "$work/align.txt" 2>/dev/null && pass || fail "attention run failed"
 cmp -s "$work/att.en" "$work/beam.en" && pass || fail "keeping attention changed the translations"
+# ... and nmt-plot draws it: one picture per translated line (the blank ones have none).
+expect 0 "wrote 22 picture\(s\) of 11 sentence\(s\)" -- "$bin/nmt-plot" attention "$work/att.jsonl" -o "$work/maps" --words
+[[ -s $work/maps/attention-0001.png && ! -e $work/maps/attention-0006.png ]] && pass || fail "pictures: $(ls "$work/maps")"
 python3 - "$work/att.jsonl" "$work/align.txt" "$work/in.es" "$work/att.en" <<'PY' && pass || fail "attention/alignment format"
 import json, sys
 objects = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8")]
