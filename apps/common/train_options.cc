@@ -85,6 +85,10 @@ TrainOptions::TrainOptions(CLI::App& app) {
       ->capture_default_str();
   app.add_option("--valid.max-length-b", config_.valid.max_length_b, "Translations: at most a * n + b tokens")
       ->capture_default_str();
+  app.add_option("--valid.attention-maps", config_.valid.attention_maps,
+                 "Heat-maps of the examples' attention per validation (RUN_DIR/attention/step-N/): png, svg, pdf "
+                 "(comma-separated) or none")
+      ->capture_default_str();
 
   app.add_option("--checkpoint.every", config_.checkpoint.every, "Steps between checkpoints")->capture_default_str();
   app.add_option("--checkpoint.keep-last", config_.checkpoint.keep_last, "Step checkpoints kept")->capture_default_str();

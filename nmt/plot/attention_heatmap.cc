@@ -50,7 +50,7 @@ std::unique_ptr<Figure> draw_attention_heatmap(const AttentionMatrix& m, const H
   const std::string unit = m.words ? "words" : "pieces";
   const std::string title = !options.title.empty()
                                 ? options.title
-                                : "line " + std::to_string(m.line) + ": " + std::to_string(columns.size()) +
+                                : options.name + " " + std::to_string(m.line) + ": " + std::to_string(columns.size()) +
                                       " source x " + std::to_string(rows.size()) + " target " + unit;
 
   // Measure with a scratch figure's context (the same font machinery as the real one).
@@ -162,8 +162,32 @@ std::unique_ptr<Figure> draw_attention_heatmap(const AttentionMatrix& m, const H
   return figure;
 }
 
+namespace {
+
+std::vector<std::string> write_pictures(const std::vector<const AttentionMatrix*>& chosen, const std::string& output_dir,
+                                        const std::vector<ImageFormat>& formats, bool merge, const HeatmapOptions& options) {
+  if (formats.empty()) throw ConfigError("format: name at least one of svg, png, pdf");
+  std::error_code error;
+  std::filesystem::create_directories(output_dir, error);
+  if (error || !std::filesystem::is_directory(output_dir)) {
+    throw IoError("cannot make the output folder " + output_dir + ": " +
+                  (error ? error.message() : "a file of that name exists"));
+  }
+  std::vector<std::string> written;
+  for (const AttentionMatrix* m : chosen) {
+    const auto figure = draw_attention_heatmap(merge ? merge_words(*m) : *m, options);
+    for (const ImageFormat format : formats) {
+      const std::string path = (std::filesystem::path(output_dir) / heatmap_file_name(m->line, format)).string();
+      figure->save(path);
+      written.push_back(path);
+    }
+  }
+  return written;
+}
+
+}  // namespace
+
 std::vector<std::string> write_attention_heatmaps(const HeatmapJob& job) {
-  if (job.formats.empty()) throw ConfigError("format: name at least one of svg, png, pdf");
   if (!(job.options.cell_size >= 4 && job.options.cell_size <= 100)) {
     throw ConfigError("cell-size must be in [4, 100] points, got " + std::to_string(job.options.cell_size));
   }
@@ -188,23 +212,24 @@ std::vector<std::string> write_attention_heatmaps(const HeatmapJob& job) {
     }
     chosen.push_back(found->second);
   }
-  std::error_code error;
-  std::filesystem::create_directories(job.output_dir, error);
-  if (error || !std::filesystem::is_directory(job.output_dir)) {
-    throw IoError("cannot make the output folder " + job.output_dir + ": " +
-                  (error ? error.message() : "a file of that name exists"));
-  }
-  std::vector<std::string> written;
-  for (const AttentionMatrix* m : chosen) {
-    const auto figure = draw_attention_heatmap(job.merge_words ? merge_words(*m) : *m, job.options);
-    for (const ImageFormat format : job.formats) {
-      const std::string path = (std::filesystem::path(job.output_dir) / heatmap_file_name(m->line, format)).string();
-      figure->save(path);
-      written.push_back(path);
-    }
-  }
+  std::vector<std::string> written = write_pictures(chosen, job.output_dir, job.formats, job.merge_words, job.options);
   log().info("wrote {} picture(s) of {} sentence(s) to {}", written.size(), chosen.size(), job.output_dir);
   return written;
+}
+
+std::vector<std::string> write_attention_heatmaps(const std::vector<std::string>& lines, const std::string& output_dir,
+                                                  const std::vector<ImageFormat>& formats,
+                                                  const HeatmapOptions& options) {
+  std::vector<AttentionMatrix> all;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    all.push_back(parse_attention_line(lines[i], "attention of example " + std::to_string(i + 1),
+                                       static_cast<std::int64_t>(i + 1)));
+  }
+  std::vector<const AttentionMatrix*> chosen;
+  for (const AttentionMatrix& m : all) {
+    if (!m.weights.empty()) chosen.push_back(&m);
+  }
+  return write_pictures(chosen, output_dir, formats, /*merge_words=*/false, options);
 }
 
 }  // namespace nmt::plot

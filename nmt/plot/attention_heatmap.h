@@ -17,7 +17,8 @@ struct HeatmapOptions {
   double cell_size = 14;     // points per cell (a long sentence makes a larger picture, never smaller text)
   double font_size = 9;      // labels; the title is 2 points larger
   bool mark_alignment = true;
-  std::string title;         // empty: "line N: S source x T target pieces (or words)"
+  std::string title;         // empty: "<name> N: S source x T target pieces (or words)"
+  std::string name = "line";
 };
 
 /// The picture of one matrix. Throws DataError for a matrix without rows (an empty translation).
@@ -37,6 +38,13 @@ struct HeatmapJob {
 /// ConfigError (a selected line that the file lacks or whose translation is empty, no format),
 /// DataError (the input) or IoError (the folder or a file cannot be written).
 std::vector<std::string> write_attention_heatmaps(const HeatmapJob& job);
+
+/// Heat-maps of attention lines held in memory (training's validation examples, numbered from 1 in
+/// `options.name`'s title): output_dir/attention-000N.FORMAT, each written atomically; lines
+/// without a translation are skipped. Returns the paths written. Throws as above.
+std::vector<std::string> write_attention_heatmaps(const std::vector<std::string>& lines, const std::string& output_dir,
+                                                  const std::vector<ImageFormat>& formats,
+                                                  const HeatmapOptions& options = {});
 
 /// "attention-0012.svg": the file name of input line `line` (from 1) in `format`.
 std::string heatmap_file_name(std::int64_t line, ImageFormat format);

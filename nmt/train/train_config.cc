@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "nmt/core/error.h"
+#include "nmt/plot/figure.h"
 #include "nmt/core/thread_count.h"
 
 namespace nmt {
@@ -80,6 +81,7 @@ void TrainConfig::validate() const {
   require_option(valid.patience >= 0, "valid.patience", ">= 0 (0: no early stopping)", std::to_string(valid.patience));
   require_option(valid.max_length_a >= 0, "valid.max-length-a", ">= 0", str(valid.max_length_a));
   require_option(valid.max_length_b >= 0, "valid.max-length-b", ">= 0", std::to_string(valid.max_length_b));
+  if (valid.attention_maps != "none") plot::parse_image_formats(valid.attention_maps, "valid.attention-maps");
   require_option(checkpoint.every >= 0, "checkpoint.every", ">= 0", std::to_string(checkpoint.every));
   require_option(checkpoint.keep_last >= 1, "checkpoint.keep-last", ">= 1", std::to_string(checkpoint.keep_last));
   schedule.validate();

@@ -59,6 +59,9 @@ struct ValidationOptions {
   std::int64_t patience = 0;        // stop after this many validations without improvement; 0: never
   double max_length_a = 1.5;        // greedy translations: at most a * n + b tokens
   std::int64_t max_length_b = 10;
+  /// Heat-maps of the examples' attention at each validation, in RUN_DIR/attention/step-N/: image
+  /// formats ("png", "svg,png", ...), or "none". Models without attention draw none.
+  std::string attention_maps = "png";
 };
 
 struct CheckpointOptions {

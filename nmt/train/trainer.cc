@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -45,6 +46,7 @@
 #include "nmt/train/loss.h"
 #include "nmt/train/metrics_log.h"
 #include "nmt/train/training_state.h"
+#include "nmt/plot/attention_heatmap.h"
 #include "nmt/train/validator.h"
 
 namespace nmt {
@@ -263,6 +265,7 @@ struct Trainer::Impl {
   void restore_rank_generators();
   StepOutcome train_step();
   void validate(TrainResult& result, bool& stop);
+  void write_attention_maps(const ValidationResult& v);
   void save(bool with_best_copy);
   TrainResult loop();
   // The loop's named steps.
@@ -750,6 +753,7 @@ void Trainer::Impl::validate(TrainResult& result, bool& stop) {
       log().info("  example {}: reference  {}", i + 1, v.references[i]);
       log().info("  example {}: hypothesis {}", i + 1, v.hypotheses[i]);
     }
+    write_attention_maps(v);
     metrics->write(nlohmann::json{{"event", "valid"}, {"step", state.step}, {"epoch", state.position.epoch + 1},
                                   {"target_tokens", state.target_tokens}, {"loss", v.loss}, {"ppl", v.perplexity},
                                   {"bleu", v.bleu}, {"best", better}, {"seconds", seconds}}
@@ -760,6 +764,24 @@ void Trainer::Impl::validate(TrainResult& result, bool& stop) {
   if (config.valid.patience > 0 && state.bad_validations >= config.valid.patience) {
     result.stop_reason = "early stopping";
     stop = true;
+  }
+}
+
+// Heat-maps of the examples' attention in RUN_DIR/attention/step-N/ (N as the checkpoints number
+// it). A picture that cannot be written costs a warning, never the training.
+void Trainer::Impl::write_attention_maps(const ValidationResult& v) {
+  if (v.example_attention.empty()) return;
+  char step_dir[32];
+  std::snprintf(step_dir, sizeof step_dir, "step-%08lld", static_cast<long long>(state.step));
+  const fs::path dir = run_dir() / "attention" / step_dir;
+  try {
+    plot::HeatmapOptions options;
+    options.name = "step " + std::to_string(state.step) + ", example";
+    plot::write_attention_heatmaps(v.example_attention, dir.string(),
+                                   plot::parse_image_formats(config.valid.attention_maps, "valid.attention-maps"),
+                                   options);
+  } catch (const std::exception& e) {
+    log().warn("validation at step {}: no attention heat-maps in {}: {}", state.step, dir.string(), e.what());
   }
 }
 

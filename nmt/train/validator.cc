@@ -11,6 +11,7 @@
 #include "nmt/data/text_file.h"
 #include "nmt/eval/bleu.h"
 #include "nmt/model/inference/inference_model.h"
+#include "nmt/search/translation_output.h"
 #include "nmt/search/translator.h"
 #include "nmt/train/loss.h"
 
@@ -75,7 +76,8 @@ ValidationResult Validator::run(Seq2Seq& model, const c10::Device& device) const
   translate.search.max_length_a = options_.max_length_a;
   translate.search.max_length_b = options_.max_length_b;
   translate.max_tokens = std::max<std::int64_t>(2 * max_tokens_, 1);
-  const auto hypotheses = translate_greedy(*model->for_inference(device), source_tokenizer_, target_tokenizer_, sources_, translate, device);
+  const std::unique_ptr<InferenceModel> inference = model->for_inference(device);
+  const auto hypotheses = translate_greedy(*inference, source_tokenizer_, target_tokenizer_, sources_, translate, device);
   const BleuScore bleu = corpus_bleu(hypotheses, {references_});
   result.bleu = bleu.score;
   result.bleu_text = bleu.format();
@@ -83,6 +85,18 @@ ValidationResult Validator::run(Seq2Seq& model, const c10::Device& device) const
     result.sources.push_back(sources_[i]);
     result.references.push_back(references_[i]);
     result.hypotheses.push_back(hypotheses[i]);
+  }
+  if (options_.attention_maps != "none" && inference->has_attention() && !result.sources.empty()) {
+    // The examples again, one sentence a batch, keeping attention: a few sentences, next to nothing
+    // beside the dev set's translation.
+    TranslateOptions keep = translate;
+    keep.search.keep_attention = true;
+    keep.max_sentences = 1;
+    Translator translator(*inference, source_tokenizer_, target_tokenizer_, keep, device);
+    const std::vector<Translation> examples = translator.translate(result.sources);
+    for (std::size_t i = 0; i < examples.size(); ++i) {
+      result.example_attention.push_back(format_attention_json(examples[i], i, source_tokenizer_));
+    }
   }
   if (was_training) model->train();
   return result;

@@ -21,6 +21,9 @@ struct ValidationResult {
   double bleu = 0;
   std::string bleu_text;  // sacreBLEU-style summary line
   std::vector<std::string> sources, references, hypotheses;  // the logged examples
+  /// The examples' attention as nmt-translate --attention-output lines (greedy, each sentence
+  /// translated alone); empty without attention or with valid.attention-maps = none.
+  std::vector<std::string> example_attention;
 
   /// The value the config's metric names, and whether `other` is better than `best`.
   static double metric(const ValidationResult& result, ValidationMetric metric);

@@ -48,6 +48,9 @@ printf '[optim]\nlr = "fast"\n' >"$work/badvalue.toml"
   fail "bad value: $(cat "$work/err")"
 expect 1 "train.label-smoothing must be in \[0, 1\), got 1.5" -- "$train" --config "$work/toy.toml" --train.label-smoothing 1.5
 expect 1 "unknown attention type 'cosine'" -- "$train" --config "$work/toy.toml" --model.attention cosine
+expect 1 "valid.attention-maps: unknown image format 'gif'" -- "$train" --config "$work/toy.toml" \
+  --valid.attention-maps gif --run-dir "$work/gif"
+[[ ! -e $work/gif ]] && pass || fail "a refused option made a run directory"
 expect 1 "device 'cuda'.*CUDA is not available" -- "$train" --config "$work/toy.toml" --device cuda --run-dir "$work/gpu"
 expect 1 "optim.lr must be at most 1e38 x \\(1 - optim.beta1\\).*got 1e\\+?38" -- "$train" --config "$work/toy.toml" \
   --optim.lr 1e38 --run-dir "$work/huge-lr"

@@ -14,6 +14,11 @@ translate=$bin/nmt-translate
   >/dev/null 2>"$work/train.err" || { echo "training the test model failed: $(tail -n 2 "$work/train.err")"; exit 1; }
 model=$work/run/best.pt
 [[ -f $model ]] || model=$(ls "$work"/run/checkpoints/*.pt | tail -n 1)
+# The validation at the end drew the logged examples' attention (valid.attention-maps: png).
+for n in 1 2 3; do
+  [[ $(head -c 4 "$work/run/attention/step-00000150/attention-000$n.png" 2>/dev/null | od -An -tx1 | tr -d ' \n') == 89504e47 ]] &&
+    pass || fail "no attention heat-map $n of the last validation: $(ls -R "$work/run/attention" 2>&1 | head -n 5)"
+done
 
 # Input: 12 lines with an empty and a blank one, so that order, empty lines and batching all matter.
 { head -n 5 "$data/toy.es"; echo; sed -n 6,9p "$data/toy.es"; echo "   "; sed -n 10,11p "$data/toy.es"; } >"$work/in.es"
@@ -128,6 +133,7 @@ expect_error 1 "bad.pt" -- "$translate" -m "$work/bad.pt" -i "$work/in.es"
   --data.vocab-size 300 --train.max-steps 20 --train.max-tokens 600 --valid.every 10 --valid.max-sentences 4 \
   >/dev/null 2>"$work/plain.err" && pass || fail "training without attention failed: $(tail -n 2 "$work/plain.err")"
 plain=$work/plain/best.pt
+[[ ! -e $work/plain/attention ]] && pass || fail "a model without attention drew attention heat-maps"
 expect 0 "translated $lines sentences" -- "$translate" -m "$plain" -i "$work/in.es" -o "$work/plain.en"
 expect 0 "" -- "$translate" -m "$plain" -b 1 --score -t "$work/beam.en" -i "$work/in.es" -o "$work/plain-scores.txt"
 for option in "--attention-output $work/a.json" "--alignment-output $work/a.txt" "--replace-unk" "--coverage-beta 0.2"; do
