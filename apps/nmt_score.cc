@@ -1,4 +1,5 @@
 // nmt-score: corpus BLEU and chrF of a hypothesis file against reference files, as sacreBLEU scores.
+#include <algorithm>
 #include <iostream>
 
 #include "apps/common/app_main.h"
@@ -46,6 +47,9 @@ int main(int argc, char** argv) {
     if (!labels.empty() && labels.size() != hypotheses.size()) {
       throw nmt::ConfigError("--label: " + std::to_string(labels.size()) + " labels for " +
                              std::to_string(hypotheses.size()) + " --input files");
+    }
+    if (std::count(hypotheses.begin(), hypotheses.end(), "-") > 1) {
+      throw nmt::ConfigError("--input: standard input ('-') can be read once");
     }
     if (!plot.empty()) nmt::plot::image_format_of(plot);  // a bad extension fails before any scoring
     const nmt::LengthOf of = nmt::parse_length_of(length_of);

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <set>
+#include <utility>
 #include <system_error>
 
 #include "nmt/core/error.h"
@@ -43,6 +46,12 @@ std::string heatmap_file_name(std::int64_t line, ImageFormat format) {
 std::unique_ptr<Figure> draw_attention_heatmap(const AttentionMatrix& m, const HeatmapOptions& options) {
   if (m.weights.empty() || m.source.empty()) {
     throw DataError("line " + std::to_string(m.line) + ": an empty translation has no attention to draw");
+  }
+  bool shaped = m.weights.size() == m.target.size();
+  for (const auto& row : m.weights) shaped = shaped && row.size() == m.source.size();
+  if (!shaped) {
+    throw DataError("line " + std::to_string(m.line) + ": the weights are not " + std::to_string(m.target.size()) +
+                    " target x " + std::to_string(m.source.size()) + " source tokens");
   }
   const std::vector<std::string> columns = shown_labels(m.source, m.words);
   const std::vector<std::string> rows = shown_labels(m.target, m.words);
@@ -167,6 +176,9 @@ namespace {
 std::vector<std::string> write_pictures(const std::vector<const AttentionMatrix*>& chosen, const std::string& output_dir,
                                         const std::vector<ImageFormat>& formats, bool merge, const HeatmapOptions& options) {
   if (formats.empty()) throw ConfigError("format: name at least one of svg, png, pdf");
+  // Drawn before the folder is made: a picture that cannot be drawn leaves nothing behind.
+  std::vector<std::pair<std::int64_t, std::unique_ptr<Figure>>> figures;
+  for (const AttentionMatrix* m : chosen) figures.emplace_back(m->line, draw_attention_heatmap(merge ? merge_words(*m) : *m, options));
   std::error_code error;
   std::filesystem::create_directories(output_dir, error);
   if (error || !std::filesystem::is_directory(output_dir)) {
@@ -174,10 +186,9 @@ std::vector<std::string> write_pictures(const std::vector<const AttentionMatrix*
                   (error ? error.message() : "a file of that name exists"));
   }
   std::vector<std::string> written;
-  for (const AttentionMatrix* m : chosen) {
-    const auto figure = draw_attention_heatmap(merge ? merge_words(*m) : *m, options);
+  for (const auto& [line, figure] : figures) {
     for (const ImageFormat format : formats) {
-      const std::string path = (std::filesystem::path(output_dir) / heatmap_file_name(m->line, format)).string();
+      const std::string path = (std::filesystem::path(output_dir) / heatmap_file_name(line, format)).string();
       figure->save(path);
       written.push_back(path);
     }
@@ -191,23 +202,26 @@ std::vector<std::string> write_attention_heatmaps(const HeatmapJob& job) {
   if (!(job.options.cell_size >= 4 && job.options.cell_size <= 100)) {
     throw ConfigError("cell-size must be in [4, 100] points, got " + std::to_string(job.options.cell_size));
   }
-  const std::vector<AttentionMatrix> all = read_attention_file(job.input);  // every line checked first
+  // Every line is checked before anything is drawn; only the chosen lines' weights are kept.
+  const std::set<std::int64_t> picked(job.lines.begin(), job.lines.end());
+  const std::vector<AttentionMatrix> all = read_attention_file(
+      job.input, picked.empty() ? std::function<bool(std::int64_t)>() : [&](std::int64_t line) { return picked.count(line) > 0; });
   std::map<std::int64_t, const AttentionMatrix*> by_line;
   for (const AttentionMatrix& m : all) by_line[m.line] = &m;
   std::vector<const AttentionMatrix*> chosen;
   if (job.lines.empty()) {
     for (const AttentionMatrix& m : all) {
-      if (!m.weights.empty()) chosen.push_back(&m);
+      if (!m.target.empty()) chosen.push_back(&m);
     }
     if (chosen.empty()) throw DataError(job.input + ": no line has a translation to draw");
   }
-  for (const std::int64_t line : job.lines) {
+  for (const std::int64_t line : picked) {
     const auto found = by_line.find(line);
     if (found == by_line.end()) {
       throw ConfigError("sentences: line " + std::to_string(line) + " is not in " + job.input + " (" +
                         std::to_string(all.size()) + " lines)");
     }
-    if (found->second->weights.empty()) {
+    if (found->second->target.empty()) {
       throw ConfigError("sentences: line " + std::to_string(line) + " of " + job.input + " has an empty translation");
     }
     chosen.push_back(found->second);
@@ -227,7 +241,7 @@ std::vector<std::string> write_attention_heatmaps(const std::vector<std::string>
   }
   std::vector<const AttentionMatrix*> chosen;
   for (const AttentionMatrix& m : all) {
-    if (!m.weights.empty()) chosen.push_back(&m);
+    if (!m.target.empty()) chosen.push_back(&m);
   }
   return write_pictures(chosen, output_dir, formats, /*merge_words=*/false, options);
 }

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <algorithm>
 #include <fstream>
 
 #include "nmt/core/error.h"
@@ -48,6 +49,7 @@ std::vector<std::string> word_labels(const std::vector<std::string>& pieces, con
 }  // namespace
 
 std::string piece_label(const std::string& piece, bool mark_continuation) {
+  if (piece == kWordMark) return piece;  // a space of its own (SentencePiece splits "▁" from some symbols)
   if (starts_word(piece)) return piece.substr(kWordMark.size());
   if (piece == kEos || !mark_continuation) return piece;
   return "\xC2\xB7" + piece;  // U+00B7 middle dot: continues the previous piece's word
@@ -105,19 +107,23 @@ AttentionMatrix parse_attention_line(const std::string& line, const std::string&
       sum += w;
     }
     // Weights are written rounded to 1e-6: a row of n sums to 1 within n * 5e-7.
-    if (std::abs(sum - 1) > 1e-3) throw DataError(row_where + ": weights sum to " + std::to_string(sum) + ", not 1");
+    const double tolerance = std::max(1e-3, 6e-7 * static_cast<double>(row.size()));
+    if (!(std::abs(sum - 1) <= tolerance)) throw DataError(row_where + ": weights sum to " + std::to_string(sum) + ", not 1");
     m.weights.push_back(std::move(row));
   }
   return m;
 }
 
-std::vector<AttentionMatrix> read_attention_file(const std::string& path) {
+std::vector<AttentionMatrix> read_attention_file(const std::string& path,
+                                                 const std::function<bool(std::int64_t line)>& keep) {
   std::ifstream in(path);
   if (!in) throw IoError("cannot open attention file " + path);
   std::vector<AttentionMatrix> out;
   std::string line;
   for (std::size_t number = 1; std::getline(in, line); ++number) {
-    out.push_back(parse_attention_line(line, path + " line " + std::to_string(number), static_cast<std::int64_t>(number)));
+    const auto n = static_cast<std::int64_t>(number);
+    out.push_back(parse_attention_line(line, path + " line " + std::to_string(number), n));
+    if (keep && !keep(n)) out.back().weights = {};  // checked, not kept
   }
   if (in.bad()) throw IoError("cannot read attention file " + path);
   if (out.empty()) throw DataError(path + ": empty (no attention lines)");
@@ -148,6 +154,8 @@ AttentionMatrix merge_words(const AttentionMatrix& pieces) {
 }
 
 std::vector<std::int64_t> parse_line_selection(const std::string& list, const std::string& option) {
+  constexpr long long kMaxLine = 1000000000;   // more lines than any attention file holds
+  constexpr std::size_t kMaxSelected = 1000000;
   std::vector<std::int64_t> out;
   std::size_t start = 0;
   while (start <= list.size()) {
@@ -157,23 +165,27 @@ std::vector<std::int64_t> parse_line_selection(const std::string& list, const st
       return ConfigError(option + ": '" + item + "' is not a line number or range (e.g. 1,3,7-9)");
     };
     const std::size_t dash = item.find('-');
+    long long low = 0, high = 0;
     try {
       std::size_t used = 0;
       const std::string first = item.substr(0, dash);
-      const long long low = std::stoll(first, &used);
+      low = std::stoll(first, &used);
       if (used != first.size()) throw bad();
-      long long high = low;
+      high = low;
       if (dash != std::string::npos) {
         const std::string second = item.substr(dash + 1);
         high = std::stoll(second, &used);
         if (used != second.size()) throw bad();
       }
-      if (low < 1 || high < low) throw bad();
-      if (high - low > 1000000) throw ConfigError(option + ": range '" + item + "' is too long");
-      for (long long i = low; i <= high; ++i) out.push_back(i);
     } catch (const std::logic_error&) {  // stoll: not a number, or out of range
       throw bad();
     }
+    if (low < 1 || high < low) throw bad();
+    if (high > kMaxLine) throw ConfigError(option + ": line " + std::to_string(high) + " is beyond any attention file");
+    if (out.size() + static_cast<std::size_t>(high - low) >= kMaxSelected) {
+      throw ConfigError(option + ": more than " + std::to_string(kMaxSelected) + " lines selected");
+    }
+    for (long long k = 0; k <= high - low; ++k) out.push_back(low + k);
     start = comma + 1;
   }
   return out;

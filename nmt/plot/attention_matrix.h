@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,8 @@ struct AttentionMatrix {
   std::int64_t line = 0;             // the line of the attention file, from 1 (= the input line)
   std::vector<std::string> source;   // column labels: source pieces (or words), "</s>" last
   std::vector<std::string> target;   // row labels: target pieces (or words), "</s>" last when finished
-  std::vector<std::vector<double>> weights;  // [target][source]: each row sums to 1
+  std::vector<std::vector<double>> weights;  // [target][source]: each row sums to 1 (none: an empty
+                                             // translation, or a line read without its weights)
   bool words = false;                // labels are merged words, not pieces
 
   /// The source column each target row attends to most (the hard alignment), ties to the first.
@@ -26,9 +28,11 @@ struct AttentionMatrix {
 /// An empty translation (no target) is returned with no rows. `line_number` becomes its line.
 AttentionMatrix parse_attention_line(const std::string& line, const std::string& where, std::int64_t line_number = 1);
 
-/// Every line of an attention output file; throws IoError (cannot read) or DataError (as above,
-/// naming the file and line; an empty file is an error too).
-std::vector<AttentionMatrix> read_attention_file(const std::string& path);
+/// Every line of an attention output file, each checked; the weights only of lines `keep` accepts
+/// (all when it is empty: a large file with a few lines picked stays small). Throws IoError (cannot
+/// read) or DataError (as above, naming the file and line; an empty file is an error too).
+std::vector<AttentionMatrix> read_attention_file(const std::string& path,
+                                                 const std::function<bool(std::int64_t line)>& keep = nullptr);
 
 /// Pieces to words: SentencePiece marks a word's first piece with U+2581 ("▁"); the pieces up to the
 /// next such piece form a word (labels without the mark; "</s>" stays its own word). A target

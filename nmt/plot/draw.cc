@@ -68,7 +68,13 @@ Rgb series_colour(std::size_t i) {
 }
 
 std::vector<double> nice_ticks(double low, double high, int count) {
-  if (!(high > low)) high = low + 1;
+  if (!std::isfinite(low) || !std::isfinite(high)) return {};
+  // A range below the numbers' own resolution has no ticks of its own: widen it.
+  const double least = 1e-9 * std::max({std::abs(low), std::abs(high), 1e-300});
+  if (!(high - low > least)) {
+    low -= std::max(least, 0.5);
+    high += std::max(least, 0.5);
+  }
   const double raw = (high - low) / std::max(count, 1);
   const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
   double step = magnitude;
@@ -76,8 +82,12 @@ std::vector<double> nice_ticks(double low, double high, int count) {
     step = m * magnitude;
     if (step >= raw) break;
   }
+  // Counted by an integer index (v += step stalls where step is below v's rounding), at most 100.
   std::vector<double> ticks;
-  for (double v = std::ceil(low / step - 1e-9) * step; v <= high + step * 1e-9; v += step) {
+  const double first = std::ceil(low / step - 1e-9);
+  for (int i = 0; i < 100; ++i) {
+    const double v = (first + i) * step;
+    if (v > high + step * 1e-9) break;
     ticks.push_back(std::abs(v) < step * 1e-9 ? 0.0 : v);
   }
   return ticks;

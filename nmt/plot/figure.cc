@@ -38,7 +38,8 @@ std::vector<ImageFormat> parse_image_formats(const std::string& list, const std:
   std::size_t start = 0;
   while (start <= list.size()) {
     const std::size_t comma = std::min(list.find(',', start), list.size());
-    const std::string name = list.substr(start, comma - start);
+    std::string name = list.substr(start, comma - start);
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     ImageFormat format;
     if (name == "svg") {
       format = ImageFormat::svg;
@@ -82,10 +83,19 @@ _cairo* Figure::context() const { return impl_->cr; }
 
 namespace {
 
+// Called from cairo's C code: nothing may be thrown through it.
 cairo_status_t append_bytes(void* closure, const unsigned char* data, unsigned int length) {
-  static_cast<std::string*>(closure)->append(reinterpret_cast<const char*>(data), length);
-  return CAIRO_STATUS_SUCCESS;
+  try {
+    static_cast<std::string*>(closure)->append(reinterpret_cast<const char*>(data), length);
+    return CAIRO_STATUS_SUCCESS;
+  } catch (...) {
+    return CAIRO_STATUS_NO_MEMORY;
+  }
 }
+
+// PNG sides stay within this many pixels (cairo's own limit is 32767; a 250 x 385-piece heat-map
+// at 2 pixels per point would need a 300 MB buffer): larger drawings get fewer pixels per point.
+constexpr double kMaxPngSide = 8192;
 
 void check(cairo_status_t status, const char* what) {
   if (status != CAIRO_STATUS_SUCCESS) throw IoError(std::string(what) + ": " + cairo_status_to_string(status));
@@ -107,7 +117,7 @@ std::string Figure::encode(ImageFormat format, double png_pixels_per_point) cons
       target = cairo_pdf_surface_create_for_stream(append_bytes, &bytes, width_, height_);
       break;
     case ImageFormat::png:
-      scale = png_pixels_per_point;
+      scale = std::min(png_pixels_per_point, kMaxPngSide / std::max(width_, height_));
       target = cairo_image_surface_create(CAIRO_FORMAT_RGB24, static_cast<int>(std::ceil(width_ * scale)),
                                           static_cast<int>(std::ceil(height_ * scale)));
       break;
@@ -132,7 +142,14 @@ std::string Figure::encode(ImageFormat format, double png_pixels_per_point) cons
 }
 
 void Figure::save(const std::string& path, double png_pixels_per_point) const {
-  write_file_atomic(path, encode(image_format_of(path), png_pixels_per_point));
+  const ImageFormat format = image_format_of(path);
+  std::string bytes;
+  try {
+    bytes = encode(format, png_pixels_per_point);
+  } catch (const IoError& e) {
+    throw IoError(path + ": " + e.what());
+  }
+  write_file_atomic(path, bytes);
 }
 
 }  // namespace nmt::plot

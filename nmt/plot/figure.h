@@ -35,7 +35,8 @@ class Figure {
 
   /// Writes the drawing to `path` in the format of its extension, atomically (write_file_atomic: a
   /// temporary file renamed into place, so a failure never leaves a partial image). PNG has
-  /// `png_pixels_per_point` pixels per point. Throws IoError (the path and why) or ConfigError.
+  /// `png_pixels_per_point` pixels per point, fewer when a side would pass 8192 pixels. Throws
+  /// IoError (the path and why) or ConfigError.
   void save(const std::string& path, double png_pixels_per_point = 2.0) const;
 
   /// The image bytes in `format` (what save writes).

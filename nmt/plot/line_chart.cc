@@ -86,7 +86,8 @@ class PanelPainter {
   void scale() {
     if (panel_.y.include_zero && !panel_.y.log_scale) ys_.add(0);
     double pad = (ys_.high - ys_.low) * 0.06;
-    if (pad == 0) pad = std::max(std::abs(ys_.high) * 0.1, 1e-3);
+    // A flat curve (or one flat to the last bits): a band around it.
+    if (!(pad > 1e-9 * std::max(std::abs(ys_.high), std::abs(ys_.low)))) pad = std::max(std::abs(ys_.high) * 0.1, 1e-3);
     y_low_ = ys_.low - pad;
     y_high_ = ys_.high + pad;
     if (panel_.y.include_zero && ys_.low >= 0 && !panel_.y.log_scale) y_low_ = 0;

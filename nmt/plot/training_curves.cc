@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +18,8 @@ namespace {
 
 double number(const nlohmann::json& event, const char* field, const std::string& where, bool required = true) {
   if (event.contains(field) && event[field].is_number()) return event[field].get<double>();
+  // A non-finite value (a diverged loss) is written as null: a gap in the curve.
+  if (event.contains(field) && event[field].is_null()) return std::numeric_limits<double>::quiet_NaN();
   if (required) throw DataError(where + ": a " + event.value("event", "") + " event without \"" + field + "\"");
   return std::numeric_limits<double>::quiet_NaN();
 }
@@ -34,6 +37,7 @@ RunMetrics read_run_metrics(const std::string& run_dir, const std::string& label
   std::ifstream in(path);
   if (!in) throw IoError("cannot open " + path + " (is " + run_dir + " a run directory?)");
   std::map<double, MetricPoint> train, valid;
+  std::size_t damaged = 0;
   std::string line;
   for (std::size_t n = 1; std::getline(in, line); ++n) {
     const std::string where = path + " line " + std::to_string(n);
@@ -42,9 +46,9 @@ RunMetrics read_run_metrics(const std::string& run_dir, const std::string& label
     try {
       event = nlohmann::json::parse(line);
     } catch (const nlohmann::json::exception&) {
-      // A run killed while writing can leave its last line cut short: that one only is skipped.
-      if (in.peek() == std::char_traits<char>::eof()) break;
-      throw DataError(where + ": not a JSON object");
+      // A run killed while writing leaves a line cut short, and a resumed run appends after it.
+      ++damaged;
+      continue;
     }
     if (!event.is_object() || !event.contains("event") || !event["event"].is_string()) {
       throw DataError(where + ": not a metrics event (no \"event\")");
@@ -61,6 +65,7 @@ RunMetrics read_run_metrics(const std::string& run_dir, const std::string& label
     (kind == "train" ? train : valid)[p.step] = p;  // a resumed run's repeat replaces the earlier one
   }
   if (in.bad()) throw IoError("cannot read " + path);
+  if (damaged > 0) log().warn("{}: skipped {} line(s) that are not JSON (cut short by a killed run?)", path, damaged);
   if (train.empty() && valid.empty()) throw DataError(path + ": no train or valid events yet");
   return {label, by_step(train), by_step(valid)};
 }
@@ -124,13 +129,19 @@ std::vector<std::string> write_training_curves(const TrainingCurvesJob& job) {
     }
   }
   for (const std::string& path : outputs) image_format_of(path);  // a bad name fails before any work
-  std::vector<RunMetrics> runs;
-  for (std::size_t i = 0; i < job.run_dirs.size(); ++i) {
-    std::string label = job.labels.empty() ? std::filesystem::path(job.run_dirs[i]).lexically_normal().filename().string()
-                                           : job.labels[i];
-    if (label.empty()) label = job.run_dirs[i];
-    runs.push_back(read_run_metrics(job.run_dirs[i], label));
+  // Default labels: the directories' names, or their paths where two names are the same.
+  std::vector<std::string> labels = job.labels;
+  if (labels.empty()) {
+    for (const std::string& dir : job.run_dirs) {
+      const std::string name = std::filesystem::path(dir).lexically_normal().filename().string();
+      labels.push_back(name.empty() || name == "." || name == ".." ? dir : name);
+    }
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+      if (std::count(labels.begin(), labels.end(), labels[i]) > 1) labels = job.run_dirs;
+    }
   }
+  std::vector<RunMetrics> runs;
+  for (std::size_t i = 0; i < job.run_dirs.size(); ++i) runs.push_back(read_run_metrics(job.run_dirs[i], labels[i]));
   const auto figure = draw_training_curves(runs);
   for (const std::string& path : outputs) figure->save(path);
   log().info("wrote the training curves of {} run(s) to {}", runs.size(), outputs.front());

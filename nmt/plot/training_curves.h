@@ -24,9 +24,10 @@ struct RunMetrics {
 };
 
 /// Reads RUN_DIR/metrics.jsonl. A resumed run writes the steps after its checkpoint again: the
-/// last event of each step counts. Lines of other events are skipped; a line that is not JSON, or a
-/// train/valid event without its numbers, is a DataError naming the file and line; a missing file
-/// an IoError; a file without train or valid events a DataError.
+/// last event of each step counts. Lines of other events are skipped, and so are lines that are not
+/// JSON (a killed run's last line, cut short; a warning counts them); a train/valid event without
+/// its numbers is a DataError naming the file and line (null, a non-finite value, is a gap); a
+/// missing file an IoError; a file without train or valid events a DataError.
 RunMetrics read_run_metrics(const std::string& run_dir, const std::string& label);
 
 /// Two rows of three panels (loss, perplexity on a log scale, dev BLEU) against steps, then

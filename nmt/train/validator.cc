@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "nmt/core/error.h"
+#include "nmt/core/log.h"
 #include "nmt/data/batch.h"
 #include "nmt/data/batching.h"
 #include "nmt/data/text_file.h"
@@ -89,13 +90,19 @@ ValidationResult Validator::run(Seq2Seq& model, const c10::Device& device) const
   if (options_.attention_maps != "none" && inference->has_attention() && !result.sources.empty()) {
     // The examples again, one sentence a batch, keeping attention: a few sentences, next to nothing
     // beside the dev set's translation.
-    TranslateOptions keep = translate;
-    keep.search.keep_attention = true;
-    keep.max_sentences = 1;
-    Translator translator(*inference, source_tokenizer_, target_tokenizer_, keep, device);
-    const std::vector<Translation> examples = translator.translate(result.sources);
-    for (std::size_t i = 0; i < examples.size(); ++i) {
-      result.example_attention.push_back(format_attention_json(examples[i], i, source_tokenizer_));
+    // A failure here costs the pictures (a warning), never the validation or the training.
+    try {
+      TranslateOptions keep = translate;
+      keep.search.keep_attention = true;
+      keep.max_sentences = 1;
+      Translator translator(*inference, source_tokenizer_, target_tokenizer_, keep, device);
+      const std::vector<Translation> examples = translator.translate(result.sources);
+      for (std::size_t i = 0; i < examples.size(); ++i) {
+        result.example_attention.push_back(format_attention_json(examples[i], i, source_tokenizer_));
+      }
+    } catch (const std::exception& e) {
+      result.example_attention.clear();
+      log().warn("validation: no attention of the examples: {}", first_line(e));
     }
   }
   if (was_training) model->train();

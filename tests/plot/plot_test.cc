@@ -11,6 +11,7 @@
 #include "nmt/plot/attention_matrix.h"
 #include "nmt/plot/figure.h"
 #include "nmt/plot/length_plot.h"
+#include "nmt/plot/line_chart.h"
 #include "nmt/plot/training_curves.h"
 #include "tests/plot/svg_cells.h"
 #include "tests/test_util.h"
@@ -91,7 +92,10 @@ TEST(AttentionMatrix, WordMergeSumsSourcePiecesAndAveragesTargetPieces) {
 TEST(AttentionMatrix, LineSelections) {
   EXPECT_EQ(parse_line_selection("1,3,7-9", "sentences"), (std::vector<std::int64_t>{1, 3, 7, 8, 9}));
   EXPECT_EQ(parse_line_selection("4", "sentences"), (std::vector<std::int64_t>{4}));
-  for (const std::string bad : {"0", "3-1", "a", "", "1,,2", "2-", "-2", "1.5"}) {
+  EXPECT_EQ(parse_line_selection("3,1-2", "sentences"), (std::vector<std::int64_t>{3, 1, 2}));
+  for (const std::string bad : {"0", "3-1", "a", "", "1,,2", "2-", "-2", "1.5", "9223372036854775807",
+                                "9223372036854775800-9223372036854775807", "99999999999999999999",
+                                "1-1000000,1-1000000"}) {
     SCOPED_TRACE(bad);
     EXPECT_THROW_WITH(parse_line_selection(bad, "sentences"), ConfigError, "sentences");
   }
@@ -207,9 +211,31 @@ TEST(TrainingCurves, ReadsRunsKeepingTheLastEventOfARepeatedStep) {
   job.outputs = {dir.path("two.svg")};
   EXPECT_THROW_WITH(write_training_curves(job), ConfigError, "1 labels for 2");
 
+  // A line cut short by a kill, then the resumed run's lines after it: skipped, the rest kept; a
+  // diverged loss (null) is a gap.
+  test::write_text(dir.path("run/metrics.jsonl"),
+                   R"({"event":"train","step":100,"target_tokens":1000,"loss":5.0,"ppl":148.4})" "\n"
+                   R"({"event":"train","step":2)" "\n"  // MetricsLog ends a cut line before appending
+                   R"({"event":"train","step":200,"target_tokens":2000,"loss":null,"ppl":null})" "\n");
+  const RunMetrics resumed = read_run_metrics(dir.path("run"), "r");
+  ASSERT_EQ(resumed.train.size(), 2u);
+  EXPECT_TRUE(std::isnan(resumed.train[1].loss));
   test::write_text(dir.path("run/metrics.jsonl"), "{\"event\":\"train\",\"step\":1}\nnot json\n{}\n");
   EXPECT_THROW_WITH(read_run_metrics(dir.path("run"), "r"), DataError, "line 1", "loss");
   EXPECT_THROW_WITH(read_run_metrics(dir.path("missing"), "r"), IoError, "missing");
+}
+
+// Curves flat to the last bits, or with a single point, still get an axis (and end).
+TEST(LineChart, FlatAndSinglePointCurves) {
+  Panel flat{"flat", {"x", false, true, {}}, {"y", false, false, {}}, {}};
+  flat.series.push_back({"a", "", {1, 2, 3}, {2.0, 2.0000000000000004, 2.0}, false});
+  Panel single{"single", {"x", false, false, {}}, {"y", true, false, {}}, {}};
+  single.series.push_back({"b", "", {5}, {7.5}, true});
+  Panel none{"none", {"x", false, false, {}}, {"y", false, false, {}}, {}};
+  none.series.push_back({"c", "", {1, 2}, {std::nan(""), std::nan("")}, false});
+  const auto figure = draw_panels({flat, single, none}, ChartLayout{});
+  EXPECT_EQ(figure->encode(ImageFormat::png).substr(0, 8), kPngSignature);
+  EXPECT_THROW_WITH(draw_panels({}, ChartLayout{}), ConfigError, "at least one panel");
 }
 
 TEST(LengthCurves, SystemsMustShareTheirBuckets) {
