@@ -21,7 +21,9 @@ std::unique_ptr<Figure> draw_length_curves(const std::vector<SystemBuckets>& sys
   }
   Axis x;
   x.label = to_string(of) + " length in words (sentences)";
-  for (const LengthBucket& bucket : first) x.categories.push_back(bucket.label() + " (" + std::to_string(bucket.sentences) + ")");
+  for (const LengthBucket& bucket : first) {
+    x.categories.push_back(bucket.label() + "\n(" + std::to_string(bucket.sentences) + ")");
+  }
   std::vector<Panel> panels;
   for (const std::string& metric : options.metrics) {
     Panel panel;

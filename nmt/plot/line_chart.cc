@@ -41,6 +41,22 @@ std::vector<double> log_ticks(double low, double high) {
   return ticks;
 }
 
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  for (std::size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
+    lines.push_back(text.substr(start, end - start));
+  }
+  lines.push_back(text.substr(start));
+  return lines;
+}
+
+std::string joined(const std::string& text) {
+  std::string out;
+  for (const std::string& line : split_lines(text)) out += (out.empty() ? "" : " ") + line;
+  return out;
+}
+
 class PanelPainter {
  public:
   PanelPainter(cairo_t* cr, const Panel& panel, double x, double y, double width, double height,
@@ -49,7 +65,23 @@ class PanelPainter {
     left_ = x + 44;
     right_ = x + width - 10;
     top_ = y + 22;
-    bottom_ = y + height - 34;
+    // The tick labels' block under the frame: one line of numbers, or the categories' lines
+    // (split at '\n'), turned by 45 degrees (on one line) when they would not fit their slots.
+    set_font(cr, kFont);
+    double block = kFont * 1.3;
+    if (!panel.x.categories.empty()) {
+      std::size_t lines = 1;
+      double widest = 0, widest_joined = 0;
+      for (const std::string& name : panel.x.categories) {
+        lines = std::max(lines, split_lines(name).size());
+        for (const std::string& line : split_lines(name)) widest = std::max(widest, text_width(cr, line));
+        widest_joined = std::max(widest_joined, text_width(cr, joined(name)));
+      }
+      turn_ = widest > (right_ - left_) / static_cast<double>(panel.x.categories.size()) - 4;
+      block = turn_ ? widest_joined * 0.71 + kFont : static_cast<double>(lines) * kFont * 1.25;
+    }
+    bottom_ = y + height - (8 + block + kFont * 1.8);
+    x_label_y_ = bottom_ + 4 + block + kFont * 1.5;
     for (const Series& s : panel.series) {
       for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
         if (!std::isfinite(s.y[i]) || !std::isfinite(s.x[i])) continue;
@@ -123,17 +155,15 @@ class PanelPainter {
                 Baseline::middle);
     }
     if (!panel_.x.categories.empty()) {
-      // Category names, turned when they would collide.
-      double widest = 0;
-      for (const std::string& name : panel_.x.categories) widest = std::max(widest, text_width(cr_, name));
-      const double slot = (right_ - left_) / static_cast<double>(panel_.x.categories.size());
-      const bool turn = widest > slot - 2;
       for (std::size_t i = 0; i < panel_.x.categories.size(); ++i) {
         const double x = px(static_cast<double>(i));
-        if (turn) {
-          draw_text(cr_, panel_.x.categories[i], x + 3, bottom_ + 4, Anchor::end, Baseline::middle, 45);
-        } else {
-          draw_text(cr_, panel_.x.categories[i], x, bottom_ + 4, Anchor::middle, Baseline::top);
+        if (turn_) {
+          draw_text(cr_, joined(panel_.x.categories[i]), x + 3, bottom_ + 4, Anchor::end, Baseline::middle, 45);
+          continue;
+        }
+        const std::vector<std::string> lines = split_lines(panel_.x.categories[i]);
+        for (std::size_t l = 0; l < lines.size(); ++l) {
+          draw_text(cr_, lines[l], x, bottom_ + 4 + static_cast<double>(l) * kFont * 1.25, Anchor::middle, Baseline::top);
         }
       }
     } else {
@@ -148,7 +178,7 @@ class PanelPainter {
       }
     }
     set_colour(cr_, kInk);
-    draw_text(cr_, panel_.x.label, (left_ + right_) / 2, bottom_ + 30, Anchor::middle, Baseline::bottom);
+    draw_text(cr_, panel_.x.label, (left_ + right_) / 2, x_label_y_, Anchor::middle, Baseline::bottom);
     draw_text(cr_, panel_.y.label, left_ - 36, (top_ + bottom_) / 2, Anchor::middle, Baseline::middle, 90);
   }
 
@@ -203,7 +233,8 @@ class PanelPainter {
   cairo_t* cr_;
   const Panel& panel_;
   const std::map<std::string, std::size_t>& colours_;
-  double left_, right_, top_, bottom_, title_x_, title_y_;
+  double left_, right_, top_, bottom_, title_x_, title_y_, x_label_y_ = 0;
+  bool turn_ = false;
   Range xs_, ys_;
   double x_low_ = 0, x_high_ = 1, y_low_ = 0, y_high_ = 1;
 };

@@ -22,7 +22,7 @@ struct Axis {
   std::string label;
   bool log_scale = false;                   // y only: powers of ten, ticks 1, 2, 5 x 10^k
   bool include_zero = false;                // the range reaches 0 (numeric axes)
-  std::vector<std::string> categories;      // x only: ticks at x = 0, 1, ... named by these
+  std::vector<std::string> categories;      // x only: ticks at x = 0, 1, ... named by these ('\n': lines)
 };
 
 struct Panel {
