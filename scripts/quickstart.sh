@@ -75,11 +75,14 @@ echo "validation (greedy, first 500 dev sentences), last:"
 grep -h "validation at step" "$run/train.log" | tail -n 1 | sed 's/^.*validation at step/  step/'
 echo "checkpoint: $run/best.pt"
 
-step "6/6 translate with it: a few sentences, then the test books (beam 5), and score them"
+step "6/6 translate with it: a few sentences, then the test books (beam 5), score them, and draw the curves"
 printf '%s\n' "En el principio creó Dios los cielos y la tierra." "Y dijo Dios: Sea la luz: y fué la luz." \
   "Jehová es mi pastor; nada me faltará." | "$bin/nmt-translate" -m "$run/best.pt" --log-level warn
 "$bin/nmt-translate" -m "$run/best.pt" -i "$data/test.es" -o "$run/test.beam5.en" --beam-size 5 --progress never
 "$bin/nmt-score" "$data/test.en" -i "$run/test.beam5.en"
+# Pictures (docs/attention.md): the training curves, and the attention of the last validation's examples.
+"$bin/nmt-plot" metrics "$run" --log-level warn
+echo "pictures: $run/curves.svg (.png)$([[ -d $run/attention ]] && echo ", the examples' attention in $run/attention/")"
 
 echo
 echo "done in $((SECONDS - start)) s"
