@@ -138,6 +138,11 @@ Checkpoint read_checkpoint(const std::string& path, const c10::Device& device, c
   if (!archive.try_read(kFormatVersion, format) || !format.isInt()) {
     throw DataError("checkpoint " + path + " has no format_version: a TorchScript archive, but not an nmt checkpoint");
   }
+  c10::IValue position;
+  if (archive.try_read("position", position) && position.isString()) {  // what training states hold
+    throw DataError("checkpoint " + path + " is a training state (a run's optimizer and data position), not a model: " +
+                    "use the .pt file of the same step");
+  }
   if (format.toInt() < kOldestReadableFormat || format.toInt() > kCheckpointFormatVersion) {
     throw DataError("checkpoint " + path + " has format version " + std::to_string(format.toInt()) + ", nmt " +
                     version() + " reads versions " + std::to_string(kOldestReadableFormat) + " to " +

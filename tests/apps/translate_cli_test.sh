@@ -122,6 +122,8 @@ expect_error 1 "device 'cuda'.*CUDA is not available" -- "$translate" -m "$model
 head -n 3 "$work/greedy.en" >"$work/short.en"
 expect_error 1 "differ in length" -- "$translate" -m "$model" --score -t "$work/short.en" -i "$work/in.es" -o "$work/y.txt"
 [[ ! -e $work/y.txt ]] && pass || fail "a failed scoring run left an output file"
+state=$(ls "$work"/run/checkpoints/*.state | tail -n 1)
+expect_error 1 "is a training state .*not a model: use the .pt file" -- "$translate" -m "$state" -i "$work/in.es"
 printf 'not a checkpoint' >"$work/bad.pt"
 expect_error 1 "bad.pt" -- "$translate" -m "$work/bad.pt" -i "$work/in.es"
 
