@@ -19,7 +19,7 @@
 #   --keep-going       go on after a crash (libFuzzer -fork=1 -ignore_crashes=1 ...): every crash
 #                      input is kept; for targets that hit third-party crashes (LibTorch). Its
 #                      cov/ft numbers are counted differently from the default mode's
-# Targets: text tokenizer tokenizer_model config checkpoint score
+# Targets: text tokenizer tokenizer_model config checkpoint score attention
 # Extra libFuzzer flags: NMT_FUZZ_FLAGS="-jobs=2 -workers=2" scripts/fuzz.sh ...
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,7 +31,7 @@ build=1
 merge_seeds=0
 replay=0
 keep_going=0
-all_targets=(text tokenizer tokenizer_model config checkpoint score)
+all_targets=(text tokenizer tokenizer_model config checkpoint score attention)
 targets=()
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -57,8 +57,8 @@ done
 say() { printf '== fuzz: %s\n' "$*"; }
 
 # Per target: longest input (bytes) and per-input time limit (seconds). Checkpoint seeds are ~23 KB.
-declare -A max_len=([text]=4096 [tokenizer]=1024 [tokenizer_model]=8192 [config]=2048 [checkpoint]=65536 [score]=4096)
-declare -A timeout=([text]=10 [tokenizer]=10 [tokenizer_model]=10 [config]=10 [checkpoint]=30 [score]=10)
+declare -A max_len=([text]=4096 [tokenizer]=1024 [tokenizer_model]=8192 [config]=2048 [checkpoint]=65536 [score]=4096 [attention]=4096)
+declare -A timeout=([text]=10 [tokenizer]=10 [tokenizer_model]=10 [config]=10 [checkpoint]=30 [score]=10 [attention]=10)
 
 if [[ $build -eq 1 ]]; then
   # clang with its libFuzzer and sanitizer runtimes (Debian 12: clang-14 + libclang-rt-14-dev; the
