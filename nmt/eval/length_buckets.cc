@@ -121,6 +121,8 @@ nlohmann::ordered_json bucket_list_json(const std::vector<LengthBucket>& buckets
   return list;
 }
 
+}  // namespace
+
 void check_same_buckets(const std::vector<SystemBuckets>& systems) {
   if (systems.empty()) throw ConfigError("no hypotheses to score by length");
   for (const SystemBuckets& system : systems) {
@@ -130,11 +132,9 @@ void check_same_buckets(const std::vector<SystemBuckets>& systems) {
              system.buckets[i].high == systems.front().buckets[i].high &&
              system.buckets[i].sentences == systems.front().buckets[i].sentences;
     }
-    if (!same) throw ConfigError("systems scored by length must share their buckets (the same lines and edges)");
+    if (!same) throw ConfigError("systems scored by length must share their buckets (the same lines and length-edges)");
   }
 }
-
-}  // namespace
 
 std::string format_length_buckets(const std::vector<LengthBucket>& buckets, LengthOf of, const ScoringOptions& options) {
   return format_length_buckets(std::vector<SystemBuckets>{{"", buckets}}, of, options);

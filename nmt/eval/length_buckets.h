@@ -41,6 +41,10 @@ struct SystemBuckets {
   std::vector<LengthBucket> buckets;
 };
 
+/// Throws ConfigError unless every system has the same buckets (edges and sentence counts), and
+/// there is at least one.
+void check_same_buckets(const std::vector<SystemBuckets>& systems);
+
 /// A table: one line per bucket with its label, sentence count and each metric's score.
 std::string format_length_buckets(const std::vector<LengthBucket>& buckets, LengthOf of, const ScoringOptions& options);
 /// The same with a column per metric and system ("BLEU label"); one system prints as above.

@@ -11,14 +11,8 @@ namespace nmt::plot {
 std::unique_ptr<Figure> draw_length_curves(const std::vector<SystemBuckets>& systems, LengthOf of,
                                            const ScoringOptions& options) {
   if (systems.empty()) throw ConfigError("plot: no system to draw");
+  check_same_buckets(systems);
   const std::vector<LengthBucket>& first = systems.front().buckets;
-  for (const SystemBuckets& system : systems) {
-    bool same = system.buckets.size() == first.size();
-    for (std::size_t i = 0; same && i < first.size(); ++i) {
-      same = system.buckets[i].low == first[i].low && system.buckets[i].high == first[i].high;
-    }
-    if (!same) throw ConfigError("plot: the systems were bucketed with different length-edges");
-  }
   Axis x;
   x.label = to_string(of) + " length in words (sentences)";
   for (const LengthBucket& bucket : first) {

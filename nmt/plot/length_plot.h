@@ -12,8 +12,8 @@
 namespace nmt::plot {
 
 /// BLEU and/or chrF (as `options.metrics` names them) per bucket; the x labels carry the bucket's
-/// words and the first system's sentence count. Empty buckets leave gaps. Throws ConfigError when
-/// systems' buckets differ or there are none.
+/// words and the sentence count. Empty buckets leave gaps. Throws ConfigError when systems'
+/// buckets differ (check_same_buckets) or there are none.
 std::unique_ptr<Figure> draw_length_curves(const std::vector<SystemBuckets>& systems, LengthOf of,
                                            const ScoringOptions& options);
 
