@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "nmt/core/error.h"
+#include "nmt/core/text_list.h"
 #include "nmt/eval/metric_helpers.h"
 #include "nmt/eval/unicode_text.h"
 
@@ -21,10 +22,7 @@ std::string to_string(LengthOf of) { return of == LengthOf::source ? "source" : 
 
 std::vector<std::int64_t> parse_length_edges(const std::string& list) {
   std::vector<std::int64_t> edges;
-  std::size_t begin = 0;
-  while (begin <= list.size()) {
-    const std::size_t end = std::min(list.find(',', begin), list.size());
-    const std::string item = list.substr(begin, end - begin);
+  for (const std::string& item : split_list(list)) {
     std::size_t used = 0;
     long long value = 0;
     try {
@@ -36,7 +34,6 @@ std::vector<std::int64_t> parse_length_edges(const std::string& list) {
       throw ConfigError("length-edges must be increasing positive word counts separated by commas, got '" + list + "'");
     }
     edges.push_back(value);
-    begin = end + 1;
   }
   return edges;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "nmt/core/error.h"
+#include "nmt/core/text_list.h"
 #include "nmt/data/text_file.h"
 #include "nmt/eval/metric_helpers.h"
 #include "nmt/eval/unicode_text.h"
@@ -18,13 +19,9 @@ std::string plural_lines(std::size_t count) { return std::to_string(count) + (co
 
 // sacreBLEU's JSON adds each "key:value" pair of the signature as a member.
 void add_signature_fields(nlohmann::ordered_json& json, const std::string& signature) {
-  std::size_t begin = 0;
-  while (begin <= signature.size()) {
-    const std::size_t end = std::min(signature.find('|', begin), signature.size());
-    const std::string pair = signature.substr(begin, end - begin);
+  for (const std::string& pair : split_list(signature, '|')) {
     const std::size_t colon = pair.find(':');
     if (colon != std::string::npos) json[pair.substr(0, colon)] = pair.substr(colon + 1);
-    begin = end + 1;
   }
 }
 
@@ -72,15 +69,11 @@ ChrfOptions ScoringOptions::chrf_options() const {
 
 std::vector<std::string> split_metric_list(const std::string& list) {
   std::vector<std::string> names;
-  std::size_t begin = 0;
-  while (begin <= list.size()) {
-    const std::size_t end = std::min(list.find(',', begin), list.size());
-    std::string name = list.substr(begin, end - begin);
+  for (std::string name : split_list(list)) {
     const auto blank = [](char c) { return c == ' ' || c == '\t'; };
     while (!name.empty() && blank(name.back())) name.pop_back();
     name.erase(0, static_cast<std::size_t>(std::find_if_not(name.begin(), name.end(), blank) - name.begin()));
     if (!name.empty()) names.push_back(std::move(name));
-    begin = end + 1;
   }
   return names;
 }

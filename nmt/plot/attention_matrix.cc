@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "nmt/core/error.h"
+#include "nmt/core/text_list.h"
 
 namespace nmt::plot {
 namespace {
@@ -157,10 +158,7 @@ std::vector<std::int64_t> parse_line_selection(const std::string& list, const st
   constexpr long long kMaxLine = 1000000000;   // more lines than any attention file holds
   constexpr std::size_t kMaxSelected = 1000000;
   std::vector<std::int64_t> out;
-  std::size_t start = 0;
-  while (start <= list.size()) {
-    const std::size_t comma = std::min(list.find(',', start), list.size());
-    const std::string item = list.substr(start, comma - start);
+  for (const std::string& item : split_list(list)) {
     const auto bad = [&] {
       return ConfigError(option + ": '" + item + "' is not a line number or range (e.g. 1,3,7-9)");
     };
@@ -186,7 +184,6 @@ std::vector<std::int64_t> parse_line_selection(const std::string& list, const st
       throw ConfigError(option + ": more than " + std::to_string(kMaxSelected) + " lines selected");
     }
     for (long long k = 0; k <= high - low; ++k) out.push_back(low + k);
-    start = comma + 1;
   }
   return out;
 }

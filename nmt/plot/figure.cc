@@ -7,21 +7,32 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <optional>
 
 #include "nmt/core/error.h"
 #include "nmt/core/file_io.h"
+#include "nmt/core/text_list.h"
 
 namespace nmt::plot {
 
+namespace {
+
+// svg, png or pdf, in any case; nothing for another name.
+std::optional<ImageFormat> format_named(std::string name) {
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (name == "svg") return ImageFormat::svg;
+  if (name == "png") return ImageFormat::png;
+  if (name == "pdf") return ImageFormat::pdf;
+  return std::nullopt;
+}
+
+}  // namespace
+
 ImageFormat image_format_of(const std::string& path) {
   const auto dot = path.find_last_of('.');
-  std::string extension = dot == std::string::npos ? "" : path.substr(dot + 1);
-  std::transform(extension.begin(), extension.end(), extension.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (extension == "svg") return ImageFormat::svg;
-  if (extension == "png") return ImageFormat::png;
-  if (extension == "pdf") return ImageFormat::pdf;
-  throw ConfigError(path + ": an image file must end in .svg, .png or .pdf");
+  const std::optional<ImageFormat> format = format_named(dot == std::string::npos ? "" : path.substr(dot + 1));
+  if (!format) throw ConfigError(path + ": an image file must end in .svg, .png or .pdf");
+  return *format;
 }
 
 std::string extension_of(ImageFormat format) {
@@ -35,24 +46,13 @@ std::string extension_of(ImageFormat format) {
 
 std::vector<ImageFormat> parse_image_formats(const std::string& list, const std::string& option) {
   std::vector<ImageFormat> out;
-  std::size_t start = 0;
-  while (start <= list.size()) {
-    const std::size_t comma = std::min(list.find(',', start), list.size());
-    std::string name = list.substr(start, comma - start);
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    ImageFormat format;
-    if (name == "svg") {
-      format = ImageFormat::svg;
-    } else if (name == "png") {
-      format = ImageFormat::png;
-    } else if (name == "pdf") {
-      format = ImageFormat::pdf;
-    } else {
+  for (const std::string& name : split_list(list)) {
+    const std::optional<ImageFormat> format = format_named(name);
+    if (!format) {
       throw ConfigError(option + ": unknown image format '" + name + "' (expected svg, png or pdf, comma-separated)");
     }
-    if (std::find(out.begin(), out.end(), format) != out.end()) throw ConfigError(option + ": '" + name + "' twice");
-    out.push_back(format);
-    start = comma + 1;
+    if (std::find(out.begin(), out.end(), *format) != out.end()) throw ConfigError(option + ": '" + name + "' twice");
+    out.push_back(*format);
   }
   return out;
 }

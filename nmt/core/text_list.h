@@ -1,0 +1,13 @@
+// Option values that are lists: "a,b,c" split at a separator.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace nmt {
+
+/// The pieces of `list` between separators, as written: empty pieces included ("a,,b" gives three,
+/// "" gives one empty piece), so that each option's parser decides what an empty entry means.
+std::vector<std::string> split_list(const std::string& list, char separator = ',');
+
+}  // namespace nmt
