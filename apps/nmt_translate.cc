@@ -1,19 +1,20 @@
 // nmt-translate: parse flags into a TranslateJob, check the flags only the command line has, and
-// run the job (docs/translation.md).
+// run the job (docs/search.md).
 #include <unistd.h>
 
 #include <string>
 
 #include "apps/common/app_main.h"
+#include "apps/common/option_table.h"
 #include "nmt/core/error.h"
 #include "nmt/core/file_io.h"
-#include "nmt/search/translate_job.h"
+#include "nmt/translate/translate_job.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"Translate text with an nmt checkpoint: greedy or beam search, n-best lists, scores, attention and "
                "alignments, or score given translations (--score)."};
   nmt::app::add_common_options(app);
-  std::string length_penalty = "gnmt", long_inputs = "truncate", progress = "auto";
+  std::string progress = "auto";
   bool score_mode = false;
   nmt::TranslateJob job;
   nmt::TranslateOptions& t = job.translate;
@@ -23,7 +24,7 @@ int main(int argc, char** argv) {
   app.add_option("--output,-o", job.output, "Translations ('-': stdout); written whole or not at all")->capture_default_str();
   app.add_option("--beam-size,-b", s.beam_size, "Beam size (1: greedy search)")->capture_default_str();
   app.add_option("--n-best", s.n_best, "Hypotheses per sentence, Moses-style lines when > 1")->capture_default_str();
-  app.add_option("--length-penalty", length_penalty, "none, average or gnmt ((5+|Y|)/6)^alpha")->capture_default_str();
+  nmt::app::add_enum_option(app, "--length-penalty", s.length_penalty, "Length penalty (gnmt: ((5+|Y|)/6)^alpha)");
   app.add_option("--length-alpha", s.length_alpha, "alpha of the gnmt length penalty")->capture_default_str();
   app.add_option("--coverage-beta", s.coverage_beta, "beta of the GNMT coverage penalty (0: off)")->capture_default_str();
   app.add_option("--max-length-a", s.max_length_a, "At most a*n+b target subwords for n source subwords")
@@ -40,8 +41,7 @@ int main(int argc, char** argv) {
                  "Batches translated at once on the CPU, each with single-threaded BLAS (0: one per core, at most 4)")
       ->capture_default_str();
   app.add_option("--max-source-length", t.max_source_length, "Longest source in subwords")->capture_default_str();
-  app.add_option("--long-inputs", long_inputs, "Longer sources: truncate (with a warning) or reject")
-      ->capture_default_str();
+  nmt::app::add_enum_option(app, "--long-inputs", t.long_inputs, "Longer sources: truncate (with a warning) or reject");
   app.add_option("--chunk-lines", job.stream.chunk_lines, "Lines read and sorted together")->capture_default_str();
   app.add_flag("--scores", job.scores, "Prefix each translation with its score and a tab");
   app.add_option("--attention-output", job.attention_output, "Write the attention of each translation here (JSON lines)");
@@ -54,8 +54,6 @@ int main(int argc, char** argv) {
                                          "always or never")->capture_default_str();
 
   return nmt::app::run(app, argc, argv, [&] {
-    s.length_penalty = nmt::parse_length_penalty(length_penalty);
-    t.long_inputs = nmt::parse_long_input_policy(long_inputs);
     nmt::check_distinct_outputs({{"--output", job.output},
                                  {"--attention-output", job.attention_output},
                                  {"--alignment-output", job.alignment_output}});

@@ -30,7 +30,7 @@
 #include "nmt/data/text_file.h"
 #include "nmt/model/checkpoint.h"
 #include "nmt/model/inference/inference_model.h"
-#include "nmt/search/translator.h"
+#include "nmt/translate/translator.h"
 
 namespace {
 

@@ -2,7 +2,7 @@
 //   translate MODEL.pt "En el principio creó Dios los cielos y la tierra."
 #include <nmt/model/checkpoint.h>
 #include <nmt/model/inference/inference_model.h>
-#include <nmt/search/translator.h>
+#include <nmt/translate/translator.h>
 
 #include <exception>
 #include <iostream>

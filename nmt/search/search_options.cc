@@ -17,20 +17,11 @@ std::string str(double v) {
 
 }  // namespace
 
-std::string to_string(LengthPenalty kind) {
-  switch (kind) {
-    case LengthPenalty::none: return "none";
-    case LengthPenalty::average: return "average";
-    case LengthPenalty::gnmt: return "gnmt";
-  }
-  throw std::logic_error("unknown length penalty");
-}
-
-LengthPenalty parse_length_penalty(const std::string& name) {
-  for (const auto kind : {LengthPenalty::none, LengthPenalty::average, LengthPenalty::gnmt}) {
-    if (name == to_string(kind)) return kind;
-  }
-  throw ConfigError("unknown length penalty '" + name + "' (expected none, average or gnmt)");
+const EnumNames<LengthPenalty>& enum_names(LengthPenalty) {
+  static const EnumNames<LengthPenalty> names(
+      "length penalty",
+      {{LengthPenalty::none, "none"}, {LengthPenalty::average, "average"}, {LengthPenalty::gnmt, "gnmt"}});
+  return names;
 }
 
 void SearchOptions::validate() const {

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "nmt/core/enum_names.h"
+
 namespace nmt {
 
 /// How a finished hypothesis' summed log-probability r is normalised by its length |Y| (EOS counted):
@@ -17,8 +19,7 @@ enum class LengthPenalty {
   gnmt,     // lp = ((5 + |Y|) / 6)^alpha (Wu et al. 2016, eq. 14)
 };
 
-std::string to_string(LengthPenalty kind);
-LengthPenalty parse_length_penalty(const std::string& name);  // throws ConfigError
+const EnumNames<LengthPenalty>& enum_names(LengthPenalty);  // none, average, gnmt
 
 /// Bounds of the length limit's options: a limit beyond them is a typo, and a*n + b must not overflow.
 constexpr double kMaxLengthA = 1000;

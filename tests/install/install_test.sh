@@ -23,7 +23,7 @@ for file in libnmt.so libnmt.so.0.1 cmake/nmt/nmtConfig.cmake cmake/nmt/nmtConfi
 done
 [[ $(readelf -d "$lib/libnmt.so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p') == libnmt.so.0.1 ]] && pass ||
   fail "soname of libnmt.so is not libnmt.so.0.1"
-for header in model/checkpoint.h search/translator.h train/trainer.h data/tokenizer.h core/error.h; do
+for header in model/checkpoint.h translate/translator.h train/trainer.h data/tokenizer.h core/error.h; do
   [[ -f $prefix/include/nmt/$header ]] && pass || fail "include/nmt/$header not installed"
 done
 [[ ! -e $prefix/include/nmt/core/log.h ]] && pass || fail "the internal logger header (spdlog) was installed"

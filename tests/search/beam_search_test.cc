@@ -532,7 +532,7 @@ class RealModel : public ::testing::TestWithParam<Architecture> {
 };
 
 std::string architecture_name(const ::testing::TestParamInfo<Architecture>& info) {
-  return to_string(std::get<0>(info.param)) + "_" + to_string(std::get<1>(info.param));
+  return name_of(std::get<0>(info.param)) + "_" + name_of(std::get<1>(info.param));
 }
 
 TEST_P(RealModel, BeamOneIsGreedyBitForBit) {

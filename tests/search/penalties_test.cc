@@ -135,9 +135,9 @@ TEST(SearchOptions, NameTheOptionInErrors) {
 
 TEST(SearchOptions, LengthPenaltyNamesRoundTrip) {
   for (const auto kind : {LengthPenalty::none, LengthPenalty::average, LengthPenalty::gnmt}) {
-    EXPECT_EQ(parse_length_penalty(to_string(kind)), kind);
+    EXPECT_EQ(parse_enum<LengthPenalty>(name_of(kind)), kind);
   }
-  EXPECT_THROW_WITH(parse_length_penalty("wu"), ConfigError, "unknown length penalty 'wu'", "gnmt");
+  EXPECT_THROW_WITH(parse_enum<LengthPenalty>("wu"), ConfigError, "unknown length penalty 'wu'", "gnmt");
 }
 
 }  // namespace

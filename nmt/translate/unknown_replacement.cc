@@ -1,4 +1,4 @@
-#include "nmt/search/unknown_replacement.h"
+#include "nmt/translate/unknown_replacement.h"
 
 #include <ATen/ATen.h>
 

@@ -8,7 +8,7 @@
 #include <ostream>
 
 #include "nmt/data/text_file.h"
-#include "nmt/search/translator.h"
+#include "nmt/translate/translator.h"
 
 namespace nmt {
 

@@ -1,4 +1,4 @@
-// Translating text: tokenize, batch by length (data/source_batching.h), search (search_strategy.h)
+// Translating text: tokenize, batch by length (data/source_batching.h), search (search/search_strategy.h)
 // on worker threads (core/worker_pool.h), restore the input order, replace unknown pieces
 // (unknown_replacement.h), detokenize. Also scoring given targets (forced_decoding.h).
 #pragma once
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "nmt/core/enum_names.h"
 #include "nmt/data/tokenizer.h"
 #include "nmt/model/incremental_decoder.h"
 #include "nmt/search/search_options.h"
@@ -23,7 +24,7 @@ enum class LongInputPolicy {
   truncate,  // translate its first max_source_length subwords and log a warning naming the line
   reject,    // stop with a DataError naming the line
 };
-LongInputPolicy parse_long_input_policy(const std::string& name);  // "truncate" | "reject"
+const EnumNames<LongInputPolicy>& enum_names(LongInputPolicy);  // truncate, reject
 
 struct TranslateOptions {
   SearchOptions search;                 // beam_size 1: greedy search

@@ -1,4 +1,4 @@
-#include "nmt/search/translate_job.h"
+#include "nmt/translate/translate_job.h"
 
 #include <ATen/Parallel.h>
 

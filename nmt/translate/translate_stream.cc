@@ -1,4 +1,4 @@
-#include "nmt/search/translate_stream.h"
+#include "nmt/translate/translate_stream.h"
 
 #include <algorithm>
 #include <chrono>
@@ -8,7 +8,7 @@
 
 #include "nmt/core/error.h"
 #include "nmt/core/log.h"
-#include "nmt/search/translation_output.h"
+#include "nmt/translate/translation_output.h"
 
 namespace nmt {
 namespace {

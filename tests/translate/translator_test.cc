@@ -1,6 +1,6 @@
 // Translator: order restoration, empty lines, long inputs, forced decoding, <unk> replacement and
 // the output formats, with a random model over the toy tokenizer and a scripted fake.
-#include "nmt/search/translator.h"
+#include "nmt/translate/translator.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 #include "nmt/model/seq2seq.h"
 #include "nmt/search/beam_search.h"
 #include "nmt/search/greedy_search.h"
-#include "nmt/search/translation_output.h"
+#include "nmt/translate/translation_output.h"
 #include "tests/model/model_test_util.h"
 #include "tests/search/fake_model.h"
 #include "tests/test_util.h"
@@ -60,7 +60,7 @@ TEST(Translator, KeepsInputOrderAndEmptyLinesAndIsBatchInvariantBitForBit) {
                                 AttentionType::none})
   for (const auto style : {DecoderStyle::bahdanau, DecoderStyle::luong})
   for (const std::int64_t beam : {1, 3}) {
-    SCOPED_TRACE(to_string(attention) + " " + to_string(style) + " beam " + std::to_string(beam));
+    SCOPED_TRACE(name_of(attention) + " " + name_of(style) + " beam " + std::to_string(beam));
     const auto model = random_model(tok, attention, style);
     TranslateOptions batched_options = options(beam);
     if (attention != AttentionType::none) batched_options.search.coverage_beta = 0.2;  // (it needs attention)
@@ -191,7 +191,7 @@ TEST(Translator, OptionsAreValidated) {
   o = options(1);
   o.max_source_length = 0;
   EXPECT_THROW_WITH(Translator(*model, tok, tok, o, at::kCPU), ConfigError, "max-source-length");
-  EXPECT_THROW_WITH(parse_long_input_policy("drop"), ConfigError, "truncate or reject");
+  EXPECT_THROW_WITH(parse_enum<LongInputPolicy>("drop"), ConfigError, "truncate or reject");
 }
 
 // A model without attention translates, and refuses every option that reads attention weights,

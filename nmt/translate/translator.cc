@@ -1,4 +1,4 @@
-#include "nmt/search/translator.h"
+#include "nmt/translate/translator.h"
 
 #include <ATen/ATen.h>
 #include <torch/types.h>
@@ -15,13 +15,13 @@
 #include "nmt/core/worker_pool.h"
 #include "nmt/data/source_batching.h"
 #include "nmt/search/forced_decoding.h"
-#include "nmt/search/unknown_replacement.h"
+#include "nmt/translate/unknown_replacement.h"
 
 namespace nmt {
-LongInputPolicy parse_long_input_policy(const std::string& name) {
-  if (name == "truncate") return LongInputPolicy::truncate;
-  if (name == "reject") return LongInputPolicy::reject;
-  throw ConfigError("long input policy must be truncate or reject, got '" + name + "'");
+const EnumNames<LongInputPolicy>& enum_names(LongInputPolicy) {
+  static const EnumNames<LongInputPolicy> names(
+      "long input policy", {{LongInputPolicy::truncate, "truncate"}, {LongInputPolicy::reject, "reject"}});
+  return names;
 }
 
 void TranslateOptions::validate() const {

@@ -1,10 +1,11 @@
-// The text forms of translations that nmt-translate writes (docs/translation.md, "Outputs").
+// The text forms of translations that nmt-translate writes (docs/search.md, "nmt-translate").
 #pragma once
 
 #include <cstddef>
 #include <string>
 
-#include "nmt/search/translator.h"
+#include "nmt/data/attention_record.h"
+#include "nmt/translate/translator.h"
 
 namespace nmt {
 
@@ -16,11 +17,12 @@ namespace nmt {
 /// An empty input gives an empty line (n-best: one entry with empty text and score 0).
 std::string format_translation(const Translation& translation, std::size_t index, bool scores, bool n_best);
 
-/// One JSON object per line (newline included) with the best hypothesis' attention:
-///   {"index": I, "source": [pieces..., "</s>"], "target": [pieces..., "</s>"],
-///    "attention": [[a_t,1 .. a_t,n+1] for each target step t]}
-/// Rows are target steps (the EOS step included when the hypothesis finished), columns source
-/// positions (EOS included); weights rounded to 6 decimals.
+/// The best hypothesis' attention as a record (nmt/data/attention_record.h): rows are target steps
+/// (the EOS step included when the hypothesis finished), columns source positions (EOS included);
+/// weights rounded to 6 decimals. An empty translation has no pieces and no rows.
+AttentionRecord attention_record(const Translation& translation, std::size_t index, const Tokenizer& source_tokenizer);
+
+/// attention_record(...) as one JSON line, newline included (--attention-output).
 std::string format_attention_json(const Translation& translation, std::size_t index, const Tokenizer& source_tokenizer);
 
 /// Hard word alignment of the best hypothesis, newline included: "s-t" pairs separated by spaces,

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "nmt/search/translate_stream.h"
-#include "nmt/search/translator.h"
+#include "nmt/translate/translate_stream.h"
+#include "nmt/translate/translator.h"
 
 namespace nmt {
 
