@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "apps/common/app_main.h"
+#include "apps/common/option_table.h"
 #include "nmt/core/error.h"
 #include "nmt/core/text_output.h"
 #include "nmt/eval/length_buckets.h"
@@ -17,7 +18,8 @@ int main(int argc, char** argv) {
   std::string metrics = "bleu,chrf", plot;
   nmt::ScoringOptions options;
   bool json = false, by_length = false;
-  std::string length_of = "reference", length_edges = "10,20,30,40,50", source;
+  nmt::LengthOf length_of = nmt::LengthOf::reference;
+  std::string length_edges = "10,20,30,40,50", source;
   app.add_option("references", references, "Reference files, one sentence a line, line-parallel to the hypotheses")
       ->required();
   app.add_option("--input,-i", hypotheses,
@@ -25,12 +27,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--metrics", metrics, "Comma-separated metrics: bleu, chrf")->capture_default_str();
   app.add_flag("--lowercase,-l", options.lowercase, "Case-insensitive scores (both metrics)");
-  app.add_option("--tokenize", options.tokenize, "BLEU tokenizer: 13a or none")->capture_default_str();
+  nmt::app::add_enum_option(app, "--tokenize", options.tokenize, "BLEU tokenizer");
   app.add_option("--width,-w", options.width, "Decimals of the printed scores")->capture_default_str();
   app.add_flag("--json", json, "Print one JSON object instead of text lines");
   app.add_flag("--by-length", by_length, "Scores per sentence-length bucket instead of one corpus score");
-  app.add_option("--length-of", length_of, "With --by-length: measure the source or the (first) reference, in words")
-      ->capture_default_str();
+  nmt::app::add_enum_option(app, "--length-of", length_of,
+                            "With --by-length: measure the source or the (first) reference, in words");
   app.add_option("--length-edges", length_edges, "With --by-length: bucket edges in words (0-9, 10-19, ..., 50+)")
       ->capture_default_str();
   app.add_option("--source", source, "With --by-length --length-of source: the source file, line-parallel");
@@ -52,7 +54,7 @@ int main(int argc, char** argv) {
       throw nmt::ConfigError("--input: standard input ('-') can be read once");
     }
     if (!plot.empty()) nmt::plot::image_format_of(plot);  // a bad extension fails before any scoring
-    const nmt::LengthOf of = nmt::parse_length_of(length_of);
+    const nmt::LengthOf of = length_of;
     const auto edges = nmt::parse_length_edges(length_edges);
     if (by_length && of == nmt::LengthOf::source && source.empty()) {
       throw nmt::ConfigError("--length-of source needs --source FILE");

@@ -1,5 +1,6 @@
 // nmt-tokenizer: train a SentencePiece model with the toolkit's special ids, encode, decode.
 #include "apps/common/app_main.h"
+#include "apps/common/option_table.h"
 #include "nmt/data/tokenize_files.h"
 #include "nmt/data/tokenizer_training.h"
 
@@ -20,11 +21,10 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   nmt::TokenizerTrainOptions train;
-  std::string model_type = "unigram";
   auto* train_cmd = app.add_subcommand("train", "Train a model on text files");
   train_cmd->add_option("--input,-i", train.input_files, "Training text files")->required()->check(CLI::ExistingFile);
   train_cmd->add_option("--model,-m", train.model_path, "Output model (its .vocab is written beside it)")->required();
-  train_cmd->add_option("--type", model_type, "unigram or bpe")->capture_default_str();
+  nmt::app::add_enum_option(*train_cmd, "--type", train.model_type, "Subword model type");
   train_cmd->add_option("--vocab-size", train.vocab_size, "Vocabulary size")->capture_default_str();
   train_cmd->add_option("--character-coverage", train.character_coverage, "Share of characters covered")
       ->capture_default_str();
@@ -51,7 +51,6 @@ int main(int argc, char** argv) {
 
   return nmt::app::run(app, argc, argv, [&] {
     if (*train_cmd) {
-      train.model_type = nmt::parse_subword_model_type(model_type);
       nmt::train_tokenizer(train);
     } else if (*encode_cmd) {
       nmt::encode_file(encode_io, encode);

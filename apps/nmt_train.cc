@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
       return;
     }
     nmt::keep_freed_memory();  // same-sized large tensors every step: reuse, do not unmap (allocator.h)
-    nmt::Trainer trainer(config, nmt::app::effective_config(app), plan.rank);
+    nmt::Trainer trainer(config, plan.rank);
     const nmt::TrainResult result = trainer.run();
     if (result.signal != 0) exit_status = 128 + result.signal;  // the shell's convention for a signal
   });

@@ -72,8 +72,8 @@ int main(int argc, char** argv) {
         }
         std::sort(times.begin(), times.end());
         const double median = times[times.size() / 2];
-        std::printf("| %s | %s | %lld | %.0f | %.0f |\n", nmt::to_string(attention).c_str(),
-                    nmt::to_string(style).c_str(), static_cast<long long>(parameters), 1000 * median,
+        std::printf("| %s | %s | %lld | %.0f | %.0f |\n", nmt::name_of(attention).c_str(),
+                    nmt::name_of(style).c_str(), static_cast<long long>(parameters), 1000 * median,
                     static_cast<double>(batch.target_tokens) / median);
       }
     }

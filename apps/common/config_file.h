@@ -1,7 +1,7 @@
 // TOML configuration files for the programs: `[train] max-steps = 500` is the option
 // --train.max-steps, top-level keys are options without a section. CLI11 maps TOML sections to
-// subcommands; this formatter maps them to dotted option names instead, and writes the effective
-// configuration back in sections.
+// subcommands; this reader maps them to dotted option names instead. (The library writes the
+// effective configuration itself: nmt::to_toml.)
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -17,8 +17,6 @@ class SectionedToml : public CLI::ConfigTOML {
   /// Reads the file strictly (apps/common/toml_reader.h). Throws CLI::ConfigError with a message
   /// "FILE:LINE: ..." for a malformed file, an unknown key or a value of the wrong type.
   std::vector<CLI::ConfigItem> from_config(std::istream& input) const override;
-  std::string to_config(const CLI::App* app, bool default_also, bool write_description,
-                        std::string prefix) const override;
 
  private:
   const CLI::App* app_;
@@ -27,8 +25,5 @@ class SectionedToml : public CLI::ConfigTOML {
 /// Adds --config FILE (TOML) to `app`: unknown keys, values of the wrong type, duplicate keys and
 /// anything that is not plain TOML are errors (exit status 2).
 void add_config_file_option(CLI::App& app);
-
-/// Every configurable option with its effective value, as TOML in sections.
-std::string effective_config(const CLI::App& app);
 
 }  // namespace nmt::app

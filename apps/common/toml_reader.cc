@@ -154,31 +154,6 @@ class LineCursor {
 
 }  // namespace
 
-std::string to_toml_string(std::string_view text) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '\f': out += "\\f"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) {
-          out += "\\u00";
-          out += hex[(static_cast<unsigned char>(c) >> 4) & 15];
-          out += hex[static_cast<unsigned char>(c) & 15];
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
 std::string to_string(TomlEntry::Kind kind) {
   switch (kind) {
     case TomlEntry::Kind::string: return "a string";

@@ -21,10 +21,6 @@ struct TomlEntry {
 /// "a string", "an integer", ...
 std::string to_string(TomlEntry::Kind kind);
 
-/// `text` as a TOML basic string: quoted, with \\ \" and control characters escaped, so that
-/// parse_toml_config reads back exactly `text`.
-std::string to_toml_string(std::string_view text);
-
 /// Parses `text` (the content of `source`, used in messages) into entries in file order.
 /// Throws nmt::ConfigError "SOURCE:LINE: ..." on the first problem. A UTF-8 byte-order mark is skipped.
 std::vector<TomlEntry> parse_toml_config(std::string_view text, const std::string& source);

@@ -1,10 +1,9 @@
-// nmt-train's options: every TrainConfig field as a flag (--train.max-steps) and a config-file key
-// ([train] max-steps). One definition for the program and for the configuration fuzz target.
+// nmt-train's options: every TrainConfig field of the library's option table (for_each_option) as
+// a flag (--train.max-steps) and a config-file key ([train] max-steps), and --resume. One
+// definition for the program and for the configuration fuzz target.
 #pragma once
 
 #include <CLI/CLI.hpp>
-
-#include <string>
 
 #include "nmt/train/train_config.h"
 
@@ -17,14 +16,11 @@ class TrainOptions {
   TrainOptions(const TrainOptions&) = delete;
   TrainOptions& operator=(const TrainOptions&) = delete;
 
-  /// The parsed configuration, names of kinds (attention, optimizer, ...) converted; throws
-  /// ConfigError naming an unknown one.
-  TrainConfig config() const;
+  /// The parsed configuration.
+  const TrainConfig& config() const { return config_; }
 
  private:
   TrainConfig config_;
-  std::string spm_type_ = "unigram", attention_ = "bahdanau", style_ = "bahdanau", bridge_ = "linear";
-  std::string optimizer_ = "adam", schedule_ = "constant", metric_ = "bleu", backend_ = "auto";
 };
 
 }  // namespace nmt::app

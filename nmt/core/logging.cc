@@ -41,15 +41,11 @@ std::shared_ptr<spdlog::logger> stderr_logger() {
 
 spdlog::logger& log() { return *stderr_logger(); }
 
-LogLevel parse_log_level(std::string_view name) {
-  if (name == "trace") return LogLevel::trace;
-  if (name == "debug") return LogLevel::debug;
-  if (name == "info") return LogLevel::info;
-  if (name == "warn") return LogLevel::warn;
-  if (name == "error") return LogLevel::error;
-  if (name == "off") return LogLevel::off;
-  throw ConfigError("unknown log level '" + std::string(name) +
-                    "' (expected trace, debug, info, warn, error or off)");
+const EnumNames<LogLevel>& enum_names(LogLevel) {
+  static const EnumNames<LogLevel> names("log level", {{LogLevel::trace, "trace"}, {LogLevel::debug, "debug"},
+                                                       {LogLevel::info, "info"},   {LogLevel::warn, "warn"},
+                                                       {LogLevel::error, "error"}, {LogLevel::off, "off"}});
+  return names;
 }
 
 void set_log_level(LogLevel level) { stderr_logger()->set_level(to_spdlog(level)); }

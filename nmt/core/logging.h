@@ -5,12 +5,13 @@
 #include <string>
 #include <string_view>
 
+#include "nmt/core/enum_names.h"
+
 namespace nmt {
 
 enum class LogLevel { trace, debug, info, warn, error, off };
 
-/// Parses "trace", "debug", "info", "warn", "error" or "off"; throws ConfigError otherwise.
-LogLevel parse_log_level(std::string_view name);
+const EnumNames<LogLevel>& enum_names(LogLevel);  // trace, debug, info, warn, error, off
 
 /// Sets the level of the library's console log (stderr).
 void set_log_level(LogLevel level);

@@ -84,10 +84,10 @@ std::string vocab_text(const sentencepiece::SentencePieceProcessor& sp) {
 
 }  // namespace
 
-SubwordModelType parse_subword_model_type(const std::string& name) {
-  if (name == "unigram") return SubwordModelType::unigram;
-  if (name == "bpe") return SubwordModelType::bpe;
-  throw ConfigError("unknown subword model type '" + name + "' (expected unigram or bpe)");
+const EnumNames<SubwordModelType>& enum_names(SubwordModelType) {
+  static const EnumNames<SubwordModelType> names("subword model type",
+                                                 {{SubwordModelType::unigram, "unigram"}, {SubwordModelType::bpe, "bpe"}});
+  return names;
 }
 
 void TokenizerTrainOptions::validate() const {
@@ -121,7 +121,7 @@ Tokenizer train_tokenizer(const TokenizerTrainOptions& options) {
   sentencepiece::SetRandomGeneratorSeed(options.seed == static_cast<std::uint32_t>(-1) ? 0u : options.seed);
 
   const std::unordered_map<std::string, std::string> args = {
-      {"model_type", options.model_type == SubwordModelType::bpe ? "bpe" : "unigram"},
+      {"model_type", name_of(options.model_type)},
       {"vocab_size", std::to_string(options.vocab_size)},
       {"character_coverage", std::to_string(options.character_coverage)},
       {"input_sentence_size", std::to_string(options.input_sentence_size)},

@@ -5,14 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "nmt/core/enum_names.h"
 #include "nmt/data/tokenizer.h"
 
 namespace nmt {
 
 enum class SubwordModelType { unigram, bpe };
-
-/// Parses "unigram" or "bpe"; throws ConfigError otherwise.
-SubwordModelType parse_subword_model_type(const std::string& name);
+const EnumNames<SubwordModelType>& enum_names(SubwordModelType);  // unigram, bpe
 
 struct TokenizerTrainOptions {
   std::vector<std::string> input_files;  // UTF-8 text, one sentence a line; empty lines are skipped

@@ -54,19 +54,10 @@ bool in_srun_step(const Environment& environment) {
 
 }  // namespace
 
-DistBackend parse_dist_backend(const std::string& name) {
-  if (name == "auto") return DistBackend::automatic;
-  if (name == "gloo") return DistBackend::gloo;
-  if (name == "nccl") return DistBackend::nccl;
-  throw ConfigError("unknown dist.backend '" + name + "' (expected auto, gloo or nccl)");
-}
-
-std::string to_string(DistBackend backend) {
-  switch (backend) {
-    case DistBackend::gloo: return "gloo";
-    case DistBackend::nccl: return "nccl";
-    default: return "auto";
-  }
+const EnumNames<DistBackend>& enum_names(DistBackend) {
+  static const EnumNames<DistBackend> names(
+      "dist.backend", {{DistBackend::automatic, "auto"}, {DistBackend::gloo, "gloo"}, {DistBackend::nccl, "nccl"}});
+  return names;
 }
 
 void DistOptions::validate() const {

@@ -14,11 +14,12 @@
 #include <functional>
 #include <string>
 
+#include "nmt/core/enum_names.h"
+
 namespace nmt {
 
 enum class DistBackend { automatic, gloo, nccl };
-DistBackend parse_dist_backend(const std::string& name);  // auto, gloo or nccl; throws ConfigError
-std::string to_string(DistBackend backend);
+const EnumNames<DistBackend>& enum_names(DistBackend);  // auto, gloo, nccl
 
 struct DistOptions {
   int nproc_per_node = 1;          // ranks this command starts and supervises on this machine

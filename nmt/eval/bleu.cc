@@ -74,30 +74,17 @@ double floored_log(double value) { return value == 0.0 ? -9999999999.0 : std::lo
 // -----------------------------------------------------------------------------------------------
 // Options, statistics, scores.
 
-BleuTokenizer parse_bleu_tokenizer(const std::string& name) {
-  if (name == "13a") return BleuTokenizer::tok_13a;
-  if (name == "none") return BleuTokenizer::none;
-  throw ConfigError("unknown BLEU tokenizer '" + name + "' (expected 13a or none)");
+const EnumNames<BleuTokenizer>& enum_names(BleuTokenizer) {
+  static const EnumNames<BleuTokenizer> names("BLEU tokenizer",
+                                              {{BleuTokenizer::tok_13a, "13a"}, {BleuTokenizer::none, "none"}});
+  return names;
 }
 
-std::string to_string(BleuTokenizer tokenizer) { return tokenizer == BleuTokenizer::tok_13a ? "13a" : "none"; }
-
-BleuSmoothing parse_bleu_smoothing(const std::string& name) {
-  if (name == "exp") return BleuSmoothing::exp;
-  if (name == "none") return BleuSmoothing::none;
-  if (name == "floor") return BleuSmoothing::floor;
-  if (name == "add-k") return BleuSmoothing::add_k;
-  throw ConfigError("unknown BLEU smoothing method '" + name + "' (expected exp, none, floor or add-k)");
-}
-
-std::string to_string(BleuSmoothing smoothing) {
-  switch (smoothing) {
-    case BleuSmoothing::exp: return "exp";
-    case BleuSmoothing::none: return "none";
-    case BleuSmoothing::floor: return "floor";
-    case BleuSmoothing::add_k: return "add-k";
-  }
-  return "?";
+const EnumNames<BleuSmoothing>& enum_names(BleuSmoothing) {
+  static const EnumNames<BleuSmoothing> names("BLEU smoothing method",
+                                              {{BleuSmoothing::exp, "exp"}, {BleuSmoothing::none, "none"},
+                                               {BleuSmoothing::floor, "floor"}, {BleuSmoothing::add_k, "add-k"}});
+  return names;
 }
 
 void BleuOptions::validate() const {
@@ -144,13 +131,13 @@ std::string BleuScore::format(int width) const {
 }
 
 std::string BleuScore::signature(const BleuOptions& options) const {
-  std::string smooth = to_string(options.smooth);
+  std::string smooth = name_of(options.smooth);
   if (options.smooth == BleuSmoothing::floor || options.smooth == BleuSmoothing::add_k) {
     smooth += "[" + detail::fixed(options.smoothing_value(), 2) + "]";
   }
   return "nrefs:" + (num_refs < 0 ? std::string("var") : std::to_string(num_refs)) +
          "|case:" + (options.lowercase ? "lc" : "mixed") + "|eff:" + (options.effective_order ? "yes" : "no") +
-         "|tok:" + to_string(options.tokenize) + "|smooth:" + smooth + "|version:" + detail::signature_version();
+         "|tok:" + name_of(options.tokenize) + "|smooth:" + smooth + "|version:" + detail::signature_version();
 }
 
 BleuStatistics bleu_statistics(const std::vector<std::string>& hypotheses,

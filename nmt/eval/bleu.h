@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "nmt/core/enum_names.h"
+
 namespace nmt {
 
 /// BLEU settings. The defaults are sacreBLEU's (`sacrebleu -m bleu`, `BLEU()`).
@@ -15,8 +17,7 @@ enum class BleuTokenizer {
   tok_13a,  // "13a": mteval-v13a's rules (tokenizer_13a.h)
   none,     // "none": split at whitespace only
 };
-BleuTokenizer parse_bleu_tokenizer(const std::string& name);  // throws ConfigError
-std::string to_string(BleuTokenizer tokenizer);
+const EnumNames<BleuTokenizer>& enum_names(BleuTokenizer);  // 13a, none
 
 enum class BleuSmoothing {
   exp,    // "exp": NIST's geometric sequence
@@ -24,8 +25,7 @@ enum class BleuSmoothing {
   floor,  // "floor": zero precisions become smooth_value / total
   add_k,  // "add-k": k added to the matches and totals of orders above 1
 };
-BleuSmoothing parse_bleu_smoothing(const std::string& name);  // throws ConfigError
-std::string to_string(BleuSmoothing smoothing);
+const EnumNames<BleuSmoothing>& enum_names(BleuSmoothing);  // exp, none, floor, add-k
 
 struct BleuOptions {
   BleuTokenizer tokenize = BleuTokenizer::tok_13a;

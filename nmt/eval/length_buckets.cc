@@ -12,13 +12,10 @@
 
 namespace nmt {
 
-LengthOf parse_length_of(const std::string& name) {
-  if (name == "source") return LengthOf::source;
-  if (name == "reference") return LengthOf::reference;
-  throw ConfigError("length-of must be source or reference, got '" + name + "'");
+const EnumNames<LengthOf>& enum_names(LengthOf) {
+  static const EnumNames<LengthOf> names("length-of", {{LengthOf::source, "source"}, {LengthOf::reference, "reference"}});
+  return names;
 }
-
-std::string to_string(LengthOf of) { return of == LengthOf::source ? "source" : "reference"; }
 
 std::vector<std::int64_t> parse_length_edges(const std::string& list) {
   std::vector<std::int64_t> edges;
@@ -140,7 +137,7 @@ std::string format_length_buckets(const std::vector<LengthBucket>& buckets, Leng
 std::string format_length_buckets(const std::vector<SystemBuckets>& systems, LengthOf of, const ScoringOptions& options) {
   check_same_buckets(systems);
   char header[64];
-  std::snprintf(header, sizeof header, "%-18s %10s", ("words (" + to_string(of) + ")").c_str(), "sentences");
+  std::snprintf(header, sizeof header, "%-18s %10s", ("words (" + name_of(of) + ")").c_str(), "sentences");
   std::string out = header;
   // One column per metric and system: "BLEU" alone, "BLEU label" when several systems compare.
   std::vector<std::size_t> widths;
@@ -170,7 +167,7 @@ std::string format_length_buckets(const std::vector<SystemBuckets>& systems, Len
 }
 
 std::string length_buckets_json(const std::vector<LengthBucket>& buckets, LengthOf of, const ScoringOptions& options) {
-  nlohmann::ordered_json json = {{"length_of", to_string(of)}};
+  nlohmann::ordered_json json = {{"length_of", name_of(of)}};
   nlohmann::ordered_json signatures = nlohmann::ordered_json::object();
   json["buckets"] = bucket_list_json(buckets, options, signatures);
   json["signatures"] = std::move(signatures);
@@ -180,7 +177,7 @@ std::string length_buckets_json(const std::vector<LengthBucket>& buckets, Length
 std::string length_buckets_json(const std::vector<SystemBuckets>& systems, LengthOf of, const ScoringOptions& options) {
   check_same_buckets(systems);
   if (systems.size() == 1) return length_buckets_json(systems.front().buckets, of, options);
-  nlohmann::ordered_json json = {{"length_of", to_string(of)}};
+  nlohmann::ordered_json json = {{"length_of", name_of(of)}};
   nlohmann::ordered_json signatures = nlohmann::ordered_json::object();
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const SystemBuckets& system : systems) {

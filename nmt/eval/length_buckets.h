@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "nmt/core/enum_names.h"
 #include "nmt/eval/scoring.h"
 
 namespace nmt {
 
 enum class LengthOf { source, reference };
-LengthOf parse_length_of(const std::string& name);  // "source" or "reference"; ConfigError otherwise
-std::string to_string(LengthOf of);
+const EnumNames<LengthOf>& enum_names(LengthOf);  // source, reference
 
 /// "10,20,30" -> {10, 20, 30}: strictly increasing positive integers. ConfigError naming the
 /// option (length-edges) and the entry otherwise.

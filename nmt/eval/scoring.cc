@@ -57,7 +57,7 @@ void ScoringOptions::validate() const {
 BleuOptions ScoringOptions::bleu_options() const {
   BleuOptions options;
   options.lowercase = lowercase;
-  options.tokenize = parse_bleu_tokenizer(tokenize);
+  options.tokenize = tokenize;
   return options;
 }
 

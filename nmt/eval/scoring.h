@@ -16,7 +16,7 @@ namespace nmt {
 struct ScoringOptions {
   std::vector<std::string> metrics = {"bleu", "chrf"};  // in output order; each "bleu" or "chrf", once
   bool lowercase = false;                                // case-insensitive scores (case:lc), both metrics
-  std::string tokenize = "13a";                          // BLEU tokenizer: "13a" or "none"
+  BleuTokenizer tokenize = BleuTokenizer::tok_13a;      // BLEU tokenizer
   int width = 2;                                         // decimals of the printed scores, 0..20
   void validate() const;                                 // throws ConfigError naming the option
 

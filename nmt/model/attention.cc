@@ -104,7 +104,7 @@ std::shared_ptr<AttentionImpl> make_attention(const ModelConfig& config) {
     case AttentionType::concat: return std::make_shared<ConcatAttention>(query, memory, config.attention_size);
     case AttentionType::none: break;  // the decoder reads a fixed context instead
   }
-  throw std::logic_error("make_attention: no attention module for attention = " + to_string(config.attention));
+  throw std::logic_error("make_attention: no attention module for attention = " + name_of(config.attention));
 }
 
 }  // namespace nmt

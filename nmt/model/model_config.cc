@@ -9,45 +9,30 @@
 namespace nmt {
 namespace {
 
-template <typename Enum, std::size_t N>
-Enum parse_enum(const std::string& name, const char* what, const std::pair<const char*, Enum> (&names)[N]) {
-  std::string expected;
-  for (const auto& [text, value] : names) {
-    if (name == text) return value;
-    expected += (expected.empty() ? "" : ", ") + std::string(text);
-  }
-  throw ConfigError("unknown " + std::string(what) + " '" + name + "' (expected " + expected + ")");
-}
-
-constexpr std::pair<const char*, AttentionType> kAttentionNames[] = {
-    {"bahdanau", AttentionType::bahdanau}, {"dot", AttentionType::dot},
-    {"general", AttentionType::general}, {"concat", AttentionType::concat},
-    {"none", AttentionType::none}};
-constexpr std::pair<const char*, DecoderStyle> kStyleNames[] = {{"bahdanau", DecoderStyle::bahdanau},
-                                                                {"luong", DecoderStyle::luong}};
-constexpr std::pair<const char*, BridgeType> kBridgeNames[] = {{"zero", BridgeType::zero},
-                                                               {"linear", BridgeType::linear}};
-
-template <typename Enum, std::size_t N>
-std::string enum_name(Enum value, const std::pair<const char*, Enum> (&names)[N]) {
-  for (const auto& [text, v] : names) {
-    if (v == value) return text;
-  }
-  return "?";
-}
-
 void require_positive(std::int64_t value, const char* field) {
   if (value < 1) throw ConfigError("model." + std::string(field) + " must be >= 1, got " + std::to_string(value));
 }
 
 }  // namespace
 
-std::string to_string(AttentionType type) { return enum_name(type, kAttentionNames); }
-std::string to_string(DecoderStyle style) { return enum_name(style, kStyleNames); }
-std::string to_string(BridgeType type) { return enum_name(type, kBridgeNames); }
-AttentionType parse_attention_type(const std::string& name) { return parse_enum(name, "attention type", kAttentionNames); }
-DecoderStyle parse_decoder_style(const std::string& name) { return parse_enum(name, "decoder style", kStyleNames); }
-BridgeType parse_bridge_type(const std::string& name) { return parse_enum(name, "bridge type", kBridgeNames); }
+const EnumNames<AttentionType>& enum_names(AttentionType) {
+  static const EnumNames<AttentionType> names(
+      "attention type", {{AttentionType::bahdanau, "bahdanau"}, {AttentionType::dot, "dot"},
+                         {AttentionType::general, "general"}, {AttentionType::concat, "concat"},
+                         {AttentionType::none, "none"}});
+  return names;
+}
+
+const EnumNames<DecoderStyle>& enum_names(DecoderStyle) {
+  static const EnumNames<DecoderStyle> names("decoder style",
+                                             {{DecoderStyle::bahdanau, "bahdanau"}, {DecoderStyle::luong, "luong"}});
+  return names;
+}
+
+const EnumNames<BridgeType>& enum_names(BridgeType) {
+  static const EnumNames<BridgeType> names("bridge type", {{BridgeType::zero, "zero"}, {BridgeType::linear, "linear"}});
+  return names;
+}
 
 void ModelConfig::validate() const {
   require_positive(source_vocab_size, "source_vocab_size");
@@ -77,9 +62,9 @@ std::string ModelConfig::to_json() const {
       {"decoder_hidden_size", decoder_hidden_size},
       {"decoder_layers", decoder_layers},
       {"attention_size", attention_size},
-      {"attention", to_string(attention)},
-      {"decoder_style", to_string(decoder_style)},
-      {"bridge", to_string(bridge)},
+      {"attention", name_of(attention)},
+      {"decoder_style", name_of(decoder_style)},
+      {"bridge", name_of(bridge)},
       {"dropout", dropout},
       {"share_embeddings", share_embeddings},
       {"tie_output_embedding", tie_output_embedding}};
@@ -108,9 +93,9 @@ ModelConfig ModelConfig::from_json(const std::string& text) {
     config.decoder_hidden_size = json.at("decoder_hidden_size").get<std::int64_t>();
     config.decoder_layers = json.at("decoder_layers").get<std::int64_t>();
     config.attention_size = json.at("attention_size").get<std::int64_t>();
-    config.attention = parse_attention_type(json.at("attention").get<std::string>());
-    config.decoder_style = parse_decoder_style(json.at("decoder_style").get<std::string>());
-    config.bridge = parse_bridge_type(json.at("bridge").get<std::string>());
+    config.attention = parse_enum<AttentionType>(json.at("attention").get<std::string>());
+    config.decoder_style = parse_enum<DecoderStyle>(json.at("decoder_style").get<std::string>());
+    config.bridge = parse_enum<BridgeType>(json.at("bridge").get<std::string>());
     config.dropout = json.at("dropout").get<double>();
     config.share_embeddings = json.at("share_embeddings").get<bool>();
     config.tie_output_embedding = json.at("tie_output_embedding").get<bool>();

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "nmt/core/enum_names.h"
+
 namespace nmt {
 
 /// none: the plain encoder-decoder (Cho et al. 2014), which reads one fixed context, the encoder's
@@ -13,12 +15,9 @@ enum class AttentionType { bahdanau, dot, general, concat, none };
 enum class DecoderStyle { bahdanau, luong };
 enum class BridgeType { zero, linear };
 
-std::string to_string(AttentionType type);
-std::string to_string(DecoderStyle style);
-std::string to_string(BridgeType type);
-AttentionType parse_attention_type(const std::string& name);  // throws ConfigError
-DecoderStyle parse_decoder_style(const std::string& name);    // throws ConfigError
-BridgeType parse_bridge_type(const std::string& name);        // throws ConfigError
+const EnumNames<AttentionType>& enum_names(AttentionType);  // bahdanau, dot, general, concat, none
+const EnumNames<DecoderStyle>& enum_names(DecoderStyle);    // bahdanau, luong
+const EnumNames<BridgeType>& enum_names(BridgeType);        // zero, linear
 
 struct ModelConfig {
   std::int64_t source_vocab_size = 8000;

@@ -20,13 +20,19 @@ namespace {
 // svg, png or pdf, in any case; nothing for another name.
 std::optional<ImageFormat> format_named(std::string name) {
   std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (name == "svg") return ImageFormat::svg;
-  if (name == "png") return ImageFormat::png;
-  if (name == "pdf") return ImageFormat::pdf;
+  for (const ImageFormat format : {ImageFormat::svg, ImageFormat::png, ImageFormat::pdf}) {
+    if (name == name_of(format)) return format;
+  }
   return std::nullopt;
 }
 
 }  // namespace
+
+const EnumNames<ImageFormat>& enum_names(ImageFormat) {
+  static const EnumNames<ImageFormat> names("image format",
+                                            {{ImageFormat::svg, "svg"}, {ImageFormat::png, "png"}, {ImageFormat::pdf, "pdf"}});
+  return names;
+}
 
 ImageFormat image_format_of(const std::string& path) {
   const auto dot = path.find_last_of('.');
@@ -35,26 +41,29 @@ ImageFormat image_format_of(const std::string& path) {
   return *format;
 }
 
-std::string extension_of(ImageFormat format) {
-  switch (format) {
-    case ImageFormat::svg: return "svg";
-    case ImageFormat::png: return "png";
-    case ImageFormat::pdf: return "pdf";
-  }
-  return "?";
-}
-
 std::vector<ImageFormat> parse_image_formats(const std::string& list, const std::string& option) {
   std::vector<ImageFormat> out;
   for (const std::string& name : split_list(list)) {
     const std::optional<ImageFormat> format = format_named(name);
+    const std::string prefix = option.empty() ? "" : option + ": ";
     if (!format) {
-      throw ConfigError(option + ": unknown image format '" + name + "' (expected svg, png or pdf, comma-separated)");
+      throw ConfigError(prefix + "unknown image format '" + name + "' (expected svg, png or pdf, comma-separated)");
     }
-    if (std::find(out.begin(), out.end(), *format) != out.end()) throw ConfigError(option + ": '" + name + "' twice");
+    if (std::find(out.begin(), out.end(), *format) != out.end()) throw ConfigError(prefix + "'" + name + "' twice");
     out.push_back(*format);
   }
   return out;
+}
+
+ImageFormatChoice ImageFormatChoice::parse(const std::string& text, const std::string& option) {
+  if (text == "none") return {};
+  return {parse_image_formats(text, option)};
+}
+
+std::string ImageFormatChoice::text() const {
+  std::string out;
+  for (const ImageFormat format : formats) out += (out.empty() ? "" : ",") + name_of(format);
+  return out.empty() ? "none" : out;
 }
 
 struct Figure::Impl {

@@ -1,6 +1,6 @@
 // A drawing made once and written as SVG, PNG or PDF: cairo records it and replays it onto the
 // surface of each format, so every format comes from one code path with the same font metrics
-// (docs/attention.md, "Pictures"). Cairo stays out of this header (installed headers name no
+// (docs/attention.md, "The pictures"). Cairo stays out of this header (installed headers name no
 // private dependency); the drawing code includes nmt/plot/draw.h.
 #pragma once
 
@@ -8,18 +8,30 @@
 #include <string>
 #include <vector>
 
+#include "nmt/core/enum_names.h"
+
 struct _cairo;  // cairo_t
 
 namespace nmt::plot {
 
 enum class ImageFormat { svg, png, pdf };
+const EnumNames<ImageFormat>& enum_names(ImageFormat);  // svg, png, pdf (lower case: the extensions)
 
 /// The format a path's extension names (.svg, .png, .pdf; any case). Throws ConfigError naming the
 /// path otherwise.
 ImageFormat image_format_of(const std::string& path);
-std::string extension_of(ImageFormat format);  // "svg", "png", "pdf"
-/// "svg,png" -> {svg, png}. ConfigError naming `option` for an unknown or repeated name or none.
+/// "svg,png" -> {svg, png} (names in any case). ConfigError naming `option` (when not empty) for an
+/// unknown or repeated name, or none.
 std::vector<ImageFormat> parse_image_formats(const std::string& list, const std::string& option);
+
+/// The image formats an option chooses: "svg,png", or "none" for no pictures at all.
+struct ImageFormatChoice {
+  std::vector<ImageFormat> formats;  // in the order named; empty: none
+  /// "none" or a list for parse_image_formats (ConfigError naming `option`).
+  static ImageFormatChoice parse(const std::string& text, const std::string& option);
+  std::string text() const;  // "svg,png", or "none"
+  bool none() const { return formats.empty(); }
+};
 
 class Figure {
  public:

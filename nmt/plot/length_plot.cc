@@ -14,7 +14,7 @@ std::unique_ptr<Figure> draw_length_curves(const std::vector<SystemBuckets>& sys
   check_same_buckets(systems);
   const std::vector<LengthBucket>& first = systems.front().buckets;
   Axis x;
-  x.label = to_string(of) + " length in words (sentences)";
+  x.label = name_of(of) + " length in words (sentences)";
   for (const LengthBucket& bucket : first) {
     x.categories.push_back(bucket.label() + "\n(" + std::to_string(bucket.sentences) + ")");
   }

@@ -9,20 +9,11 @@
 
 namespace nmt {
 
-ScheduleType parse_schedule_type(const std::string& name) {
-  if (name == "constant") return ScheduleType::constant;
-  if (name == "plateau") return ScheduleType::plateau;
-  if (name == "warmup") return ScheduleType::warmup;
-  throw ConfigError("unknown learning-rate schedule '" + name + "' (expected constant, plateau or warmup)");
-}
-
-std::string to_string(ScheduleType type) {
-  switch (type) {
-    case ScheduleType::constant: return "constant";
-    case ScheduleType::plateau: return "plateau";
-    case ScheduleType::warmup: return "warmup";
-  }
-  return "?";
+const EnumNames<ScheduleType>& enum_names(ScheduleType) {
+  static const EnumNames<ScheduleType> names(
+      "learning-rate schedule",
+      {{ScheduleType::constant, "constant"}, {ScheduleType::plateau, "plateau"}, {ScheduleType::warmup, "warmup"}});
+  return names;
 }
 
 void ScheduleOptions::validate() const {

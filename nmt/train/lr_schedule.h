@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "nmt/core/enum_names.h"
+
 namespace nmt {
 
 enum class ScheduleType {
@@ -14,8 +16,7 @@ enum class ScheduleType {
              // lr * min(step / warmup, sqrt(warmup / step))
 };
 
-ScheduleType parse_schedule_type(const std::string& name);  // throws ConfigError
-std::string to_string(ScheduleType type);
+const EnumNames<ScheduleType>& enum_names(ScheduleType);  // constant, plateau, warmup
 
 struct ScheduleOptions {
   ScheduleType type = ScheduleType::constant;

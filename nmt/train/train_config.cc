@@ -3,13 +3,34 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <set>
+#include <type_traits>
 
 #include "nmt/core/error.h"
-#include "nmt/plot/figure.h"
+#include "nmt/core/sha256.h"
 #include "nmt/core/thread_count.h"
+#include "nmt/core/toml_writer.h"
 
 namespace nmt {
 namespace {
+
+// An option's value as TOML, in one canonical form (toml_writer.h).
+struct TomlValue {
+  std::string operator()(const std::string& v) const { return toml_string(v); }
+  std::string operator()(bool v) const { return v ? "true" : "false"; }
+  std::string operator()(double v) const { return toml_float(v); }
+  std::string operator()(const plot::ImageFormatChoice& v) const { return toml_string(v.text()); }
+  template <class T>
+  std::string operator()(const T& v) const {
+    if constexpr (std::is_enum_v<T>) {
+      return toml_string(name_of(v));
+    } else {
+      static_assert(std::is_integral_v<T>, "an option type without a TOML form");
+      return std::to_string(v);
+    }
+  }
+};
 
 // The shortest text that reads back as v: 0.9, 1e-08, 1e+38 (std::to_string prints 0.000000 and
 // 38-digit integers).
@@ -24,21 +45,16 @@ std::string str(double v) {
 
 }  // namespace
 
-OptimizerType parse_optimizer_type(const std::string& name) {
-  if (name == "adam") return OptimizerType::adam;
-  if (name == "adamw") return OptimizerType::adamw;
-  throw ConfigError("unknown optimizer '" + name + "' (expected adam or adamw)");
+const EnumNames<OptimizerType>& enum_names(OptimizerType) {
+  static const EnumNames<OptimizerType> names("optimizer", {{OptimizerType::adam, "adam"}, {OptimizerType::adamw, "adamw"}});
+  return names;
 }
 
-std::string to_string(OptimizerType type) { return type == OptimizerType::adam ? "adam" : "adamw"; }
-
-ValidationMetric parse_validation_metric(const std::string& name) {
-  if (name == "bleu") return ValidationMetric::bleu;
-  if (name == "loss") return ValidationMetric::loss;
-  throw ConfigError("unknown validation metric '" + name + "' (expected bleu or loss)");
+const EnumNames<ValidationMetric>& enum_names(ValidationMetric) {
+  static const EnumNames<ValidationMetric> names("validation metric",
+                                                 {{ValidationMetric::bleu, "bleu"}, {ValidationMetric::loss, "loss"}});
+  return names;
 }
-
-std::string to_string(ValidationMetric metric) { return metric == ValidationMetric::bleu ? "bleu" : "loss"; }
 
 void TrainConfig::validate() const {
   require_option(!run_dir.empty(), "run-dir", "set", "''");
@@ -81,7 +97,6 @@ void TrainConfig::validate() const {
   require_option(valid.patience >= 0, "valid.patience", ">= 0 (0: no early stopping)", std::to_string(valid.patience));
   require_option(valid.max_length_a >= 0, "valid.max-length-a", ">= 0", str(valid.max_length_a));
   require_option(valid.max_length_b >= 0, "valid.max-length-b", ">= 0", std::to_string(valid.max_length_b));
-  if (valid.attention_maps != "none") plot::parse_image_formats(valid.attention_maps, "valid.attention-maps");
   require_option(checkpoint.every >= 0, "checkpoint.every", ">= 0", std::to_string(checkpoint.every));
   require_option(checkpoint.keep_last >= 1, "checkpoint.keep-last", ">= 1", std::to_string(checkpoint.keep_last));
   schedule.validate();
@@ -89,6 +104,36 @@ void TrainConfig::validate() const {
   ModelConfig sized = model;  // vocabulary sizes are filled in later; check the rest now
   sized.source_vocab_size = sized.target_vocab_size = data.vocab_size;
   sized.validate();
+}
+
+std::string to_toml(const TrainConfig& config) {
+  TrainConfig copy = config;  // for_each_option hands out mutable fields
+  TomlWriter writer;
+  for_each_option(copy, [&](const OptionDoc& doc, const auto& field) { writer.add(doc.key, TomlValue{}(field)); });
+  return writer.text();
+}
+
+std::vector<std::pair<std::string, std::uint64_t>> shared_setup_digests(const TrainConfig& config) {
+  // Where and how a rank runs, and paths that may differ between machines: the training data's
+  // content is compared apart, rank 0 sends the subword models and alone reads the dev set.
+  static const std::set<std::string> per_rank = {"run-dir",         "threads",          "blas-threads",
+                                                 "data.train-source", "data.train-target", "data.dev-source",
+                                                 "data.dev-target", "data.source-spm",   "data.target-spm"};
+  TrainConfig copy = config;
+  std::vector<std::pair<std::string, std::string>> sections = {{"", config.resume ? "resume\n" : ""}};
+  for_each_option(copy, [&](const OptionDoc& doc, const auto& field) {
+    const std::string key = doc.key;
+    const auto dot = key.find('.');
+    const std::string section = dot == std::string::npos ? "" : key.substr(0, dot);
+    if (section == "dist" || per_rank.count(key) > 0) return;
+    if (sections.back().first != section) sections.emplace_back(section, "");
+    sections.back().second += key + " = " + TomlValue{}(field) + "\n";
+  });
+  std::vector<std::pair<std::string, std::uint64_t>> digests;
+  for (const auto& [section, text] : sections) {
+    digests.emplace_back(section, std::stoull(sha256_hex(text).substr(0, 15), nullptr, 16));  // 60 bits
+  }
+  return digests;
 }
 
 }  // namespace nmt

@@ -50,8 +50,8 @@ expect_error 1 "badids.txt:2: 'x' is not a token id" -- "$tok" decode -m "$work/
   -o "$work/never.txt"
 [[ -e $work/never.txt ]] && fail "a failed decode left an output file"
 expect_error 1 "cannot decode id 99999" -- "$tok" decode -m "$work/m/joint.model" <<<"99999"
-expect_error 1 "unknown subword model type 'wordpiece'" -- "$tok" train -i "$data/toy.es" -m "$work/x.model" --type wordpiece
-expect_error 1 "unknown log level 'loud'" -- "$tok" --log-level loud encode -m "$work/m/joint.model"
+expect_error 2 "unknown subword model type 'wordpiece'" -- "$tok" train -i "$data/toy.es" -m "$work/x.model" --type wordpiece
+expect_error 2 "unknown log level 'loud'" -- "$tok" --log-level loud encode -m "$work/m/joint.model"
 expect_error 1 "alpha must be in" -- "$tok" encode -m "$work/m/joint.model" --sample --alpha 2 <<<"hola"
 head -n 10 "$data/toy.en" >"$work/short.en"
 expect_error 1 "has 319 lines, .*short.en has 10" -- "$stats" -s "$data/toy.es" -t "$work/short.en" \

@@ -130,7 +130,7 @@ expect_error 1 "standard input \('-'\) can be read once" -- "$score" - <"$work/h
 expect_error 1 "metrics: unknown metric 'ter'" -- "$score" "$work/ref1.txt" -i "$work/hyps.txt" --metrics bleu,ter
 expect_error 1 "metrics: 'chrf' is listed twice" -- "$score" "$work/ref1.txt" -i "$work/hyps.txt" --metrics chrf,chrf
 expect_error 1 "metrics: none given" -- "$score" "$work/ref1.txt" -i "$work/hyps.txt" --metrics ,
-expect_error 1 "unknown BLEU tokenizer 'intl'" -- "$score" "$work/ref1.txt" -i "$work/hyps.txt" --tokenize intl
+expect_error 2 "unknown BLEU tokenizer 'intl'" -- "$score" "$work/ref1.txt" -i "$work/hyps.txt" --tokenize intl
 expect_error 1 "width must be between 0 and 20 decimals, got 21" -- "$score" "$work/ref1.txt" -i "$work/hyps.txt" -w 21
 expect_no_output
 # Option errors come before reading: a bad option with a missing file names the option.

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "nmt/core/error.h"
+#include "nmt/core/toml_writer.h"
 #include "tests/test_util.h"
 
 namespace nmt::app {
@@ -86,13 +87,13 @@ TEST(TomlReader, BinaryAndNonTextAreRefused) {
   EXPECT_EQ(entries[0].key, "threads");
 }
 
-// What to_toml_string writes, parse_toml_config reads back byte for byte (a run's config.toml once
+// What nmt::toml_string writes, parse_toml_config reads back byte for byte (a run's config.toml once
 // turned the path a\b into a, backspace, b; found by fuzzing).
 TEST(TomlReader, WrittenStringsReadBackExactly) {
   for (const std::string& text : {std::string("a\\b"), std::string("it's \"both\""), std::string("r\ns/tiny\ttab"),
                                  std::string("\x01\x1f\x7f ctl"), std::string("caf\xC3\xA9 # not a comment"),
                                  std::string("")}) {
-    const auto entries = parse_toml_config("k = " + to_toml_string(text) + "\n", "w");
+    const auto entries = parse_toml_config("k = " + nmt::toml_string(text) + "\n", "w");
     ASSERT_EQ(entries.size(), 1u) << text;
     EXPECT_EQ(entries[0].value, text);
   }

@@ -47,8 +47,8 @@ printf '[optim]\nlr = "fast"\n' >"$work/badvalue.toml"
 "$train" --config "$work/badvalue.toml" >/dev/null 2>"$work/err"; [[ $? -ne 0 ]] && grep -q "optim.lr" "$work/err" && pass ||
   fail "bad value: $(cat "$work/err")"
 expect 1 "train.label-smoothing must be in \[0, 1\), got 1.5" -- "$train" --config "$work/toy.toml" --train.label-smoothing 1.5
-expect 1 "unknown attention type 'cosine'" -- "$train" --config "$work/toy.toml" --model.attention cosine
-expect 1 "valid.attention-maps: unknown image format 'gif'" -- "$train" --config "$work/toy.toml" \
+expect 2 "unknown attention type 'cosine'" -- "$train" --config "$work/toy.toml" --model.attention cosine
+expect 2 "valid.attention-maps: unknown image format 'gif'" -- "$train" --config "$work/toy.toml" \
   --valid.attention-maps gif --run-dir "$work/gif"
 [[ ! -e $work/gif ]] && pass || fail "a refused option made a run directory"
 expect 1 "device 'cuda'.*CUDA is not available" -- "$train" --config "$work/toy.toml" --device cuda --run-dir "$work/gpu"

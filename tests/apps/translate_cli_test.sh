@@ -116,7 +116,7 @@ expect_error 1 "cannot open.*missing.es" -- "$translate" -m "$model" -i "$work/m
 [[ ! -e $work/x.en ]] && pass || fail "a failed run left an output file"
 expect_error 1 "beam-size must be >= 1, got 0" -- "$translate" -m "$model" -b 0
 expect_error 1 "n-best" -- "$translate" -m "$model" -b 2 --n-best 3
-expect_error 1 "length penalty" -- "$translate" -m "$model" --length-penalty longest
+expect_error 2 "length penalty" -- "$translate" -m "$model" --length-penalty longest
 expect_error 1 "--score and --targets go together" -- "$translate" -m "$model" --score
 expect_error 1 "device 'cuda'.*CUDA is not available" -- "$translate" -m "$model" --device cuda -i "$work/in.es"
 head -n 3 "$work/greedy.en" >"$work/short.en"

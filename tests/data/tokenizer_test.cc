@@ -306,7 +306,7 @@ TEST(TokenizerTraining, ErrorsNameTheProblem) {
   options.input_sentence_size = 0;
   options.character_coverage = 0;
   EXPECT_THROW_WITH(train_tokenizer(options), ConfigError, "character coverage");
-  EXPECT_THROW_WITH(parse_subword_model_type("wordpiece"), ConfigError, "wordpiece");
+  EXPECT_THROW_WITH(parse_enum<SubwordModelType>("wordpiece"), ConfigError, "wordpiece");
 }
 
 }  // namespace

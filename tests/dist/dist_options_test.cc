@@ -147,8 +147,8 @@ TEST(DistOptions, ValidationNamesTheOption) {
   EXPECT_THROW_WITH(o.validate(), ConfigError, "dist.timeout");
   o.timeout_s = std::nan("");
   EXPECT_THROW_WITH(o.validate(), ConfigError, "dist.timeout");
-  EXPECT_THROW_WITH(parse_dist_backend("mpi"), ConfigError, "unknown dist.backend 'mpi' (expected auto, gloo or nccl)");
-  EXPECT_EQ(parse_dist_backend("nccl"), DistBackend::nccl);
+  EXPECT_THROW_WITH(parse_enum<DistBackend>("mpi"), ConfigError, "unknown dist.backend 'mpi' (expected auto, gloo or nccl)");
+  EXPECT_EQ(parse_enum<DistBackend>("nccl"), DistBackend::nccl);
 }
 
 }  // namespace

@@ -31,7 +31,7 @@ std::string version_field() { return "version:nmt-" + version(); }
 
 BleuOptions with_smooth(const std::string& method, std::optional<double> value = std::nullopt) {
   BleuOptions options;
-  options.smooth = parse_bleu_smoothing(method);
+  options.smooth = parse_enum<BleuSmoothing>(method);
   options.smooth_value = value;
   return options;
 }
@@ -345,7 +345,7 @@ TEST(BleuSacreBleu, SentenceBleuSmoothingVariants) {
   };
   for (const auto& c : cases) {
     auto options = with_smooth(c.smooth, c.value);
-    options.tokenize = parse_bleu_tokenizer(c.tokenize);
+    options.tokenize = parse_enum<BleuTokenizer>(c.tokenize);
     options.effective_order = true;
     EXPECT_NEAR(sentence_bleu(sys, {ref}, options).score, c.expected, 1e-3) << c.smooth << " " << c.tokenize;
   }
@@ -396,10 +396,10 @@ TEST(Bleu, SignatureNamesEverySetting) {
 
 TEST(Bleu, RejectsInvalidOptions) {
   // Names are parsed into the enums: an unknown one is a ConfigError naming it.
-  EXPECT_THROW_WITH(parse_bleu_tokenizer("intl"), ConfigError, "tokenizer", "intl");
-  EXPECT_THROW_WITH(parse_bleu_smoothing("laplace"), ConfigError, "smoothing", "laplace");
-  for (const char* name : {"13a", "none"}) EXPECT_EQ(to_string(parse_bleu_tokenizer(name)), name);
-  for (const char* name : {"exp", "none", "floor", "add-k"}) EXPECT_EQ(to_string(parse_bleu_smoothing(name)), name);
+  EXPECT_THROW_WITH(parse_enum<BleuTokenizer>("intl"), ConfigError, "tokenizer", "intl");
+  EXPECT_THROW_WITH(parse_enum<BleuSmoothing>("laplace"), ConfigError, "smoothing", "laplace");
+  for (const char* name : {"13a", "none"}) EXPECT_EQ(name_of(parse_enum<BleuTokenizer>(name)), name);
+  for (const char* name : {"exp", "none", "floor", "add-k"}) EXPECT_EQ(name_of(parse_enum<BleuSmoothing>(name)), name);
   BleuOptions options;
   options.smooth_value = -1;
   EXPECT_THROW_WITH(options.validate(), ConfigError, "smooth value");

@@ -81,8 +81,8 @@ TEST(LengthBuckets, OptionsAreCheckedWithOneLineErrors) {
     SCOPED_TRACE(bad);
     EXPECT_THROW_WITH(parse_length_edges(bad), ConfigError, "length-edges");
   }
-  EXPECT_EQ(parse_length_of("source"), LengthOf::source);
-  EXPECT_THROW_WITH(parse_length_of("hypothesis"), ConfigError, "length-of", "hypothesis");
+  EXPECT_EQ(parse_enum<LengthOf>("source"), LengthOf::source);
+  EXPECT_THROW_WITH(parse_enum<LengthOf>("hypothesis"), ConfigError, "length-of", "hypothesis");
 }
 
 }  // namespace

@@ -5,7 +5,8 @@
 // value type it uses, top-level keys and [sections], a flag that is not configurable), so the
 // configs/*.toml files are valid seeds. A file either parses or throws a CLI11 error or
 // nmt::Error, as the programs expect (apps/common/app_main.cc). A file that parses is written back
-// with effective_config(), which must parse again to the same effective configuration.
+// with nmt::to_toml (what nmt-train keeps in config.toml), which must parse again to the same
+// effective configuration.
 #include <CLI/CLI.hpp>
 
 #include <cstddef>
@@ -44,9 +45,9 @@ bool parse(const std::string& path, std::string& effective, std::string& error) 
     FUZZ_UNEXPECTED("CLI::App::parse with the TOML reader", e);
   }
   try {
-    effective = nmt::app::effective_config(app);
+    effective = nmt::to_toml(options.config());
   } catch (const std::exception& e) {
-    FUZZ_UNEXPECTED("effective_config", e);
+    FUZZ_UNEXPECTED("nmt::to_toml", e);
   }
   return true;
 }

@@ -72,7 +72,7 @@ void score(const nmt::ScoringInput& input) {
   for (const bool variant : {false, true}) {
     nmt::ScoringOptions options;
     options.lowercase = variant;
-    options.tokenize = variant ? "none" : "13a";
+    options.tokenize = variant ? nmt::BleuTokenizer::none : nmt::BleuTokenizer::tok_13a;
     options.width = variant ? 20 : 2;
     const auto scores = nmt::score_corpus(input, options);
     check_score(scores.bleu->score, "BLEU");

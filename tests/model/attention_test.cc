@@ -11,7 +11,7 @@ namespace {
 
 class AttentionScores : public ::testing::TestWithParam<AttentionType> {};
 
-std::string attention_name(const ::testing::TestParamInfo<AttentionType>& info) { return to_string(info.param); }
+std::string attention_name(const ::testing::TestParamInfo<AttentionType>& info) { return name_of(info.param); }
 
 // Memory with rows of lengths 5, 2 and 4 (zeros at padding, as the encoder leaves it).
 struct Inputs {

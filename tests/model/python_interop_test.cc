@@ -40,7 +40,7 @@ using Case = std::tuple<AttentionType, DecoderStyle, bool>;  // lean: shared+tie
 class PythonInterop : public ::testing::TestWithParam<Case> {};
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  return to_string(std::get<0>(info.param)) + "_" + to_string(std::get<1>(info.param)) +
+  return name_of(std::get<0>(info.param)) + "_" + name_of(std::get<1>(info.param)) +
          (std::get<2>(info.param) ? "_lean" : "_full");
 }
 

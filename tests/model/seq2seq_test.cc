@@ -43,7 +43,7 @@ class EveryArchitecture : public ::testing::TestWithParam<Combination> {
 
 std::string combination_name(const ::testing::TestParamInfo<Combination>& info) {
   const auto [attention, style, layers] = info.param;
-  return to_string(attention) + "_" + to_string(style) + "_" + std::to_string(layers) + "layers";
+  return name_of(attention) + "_" + name_of(style) + "_" + std::to_string(layers) + "layers";
 }
 
 TEST_P(EveryArchitecture, ShapesOfBothFaces) {
@@ -167,7 +167,7 @@ TEST(Seq2Seq, InferenceStepWithTiedOutputAndReorderedRows) {
     state = inference->step(*state, batch.target_in.select(1, 0)).state->select(order);
     const StepOutput step = inference->step(*state, batch.target_in.select(1, 1).index_select(0, order));
     const at::Tensor expected = forced.logits.select(1, 1).log_softmax(-1).index_select(0, order);
-    EXPECT_TRUE(at::allclose(step.log_probs, expected, 1e-5, 1e-6)) << to_string(attention) << to_string(style);
+    EXPECT_TRUE(at::allclose(step.log_probs, expected, 1e-5, 1e-6)) << name_of(attention) << name_of(style);
     const at::Tensor forced_attention =
         c.has_attention() ? forced.attention.select(1, 1).index_select(0, order) : at::Tensor();
     EXPECT_TRUE(same_attention(step.attention, forced_attention, 1e-5, 1e-6));
@@ -271,7 +271,7 @@ INSTANTIATE_TEST_SUITE_P(All, Overfits,
                          ::testing::Values(AttentionType::bahdanau, AttentionType::dot, AttentionType::general,
                                            AttentionType::concat, AttentionType::none),
                          [](const ::testing::TestParamInfo<AttentionType>& param_info) {
-                           return to_string(param_info.param);
+                           return name_of(param_info.param);
                          });
 
 TEST(Seq2Seq, StateSelectReordersAndRepeatsRows) {

@@ -67,7 +67,7 @@ TEST(LrSchedule, Validation) {
   options.decay = 0.5;
   options.warmup_steps = 0;
   EXPECT_THROW_WITH(options.validate(), ConfigError, "schedule.warmup-steps");
-  EXPECT_THROW_WITH(parse_schedule_type("cosine"), ConfigError, "cosine");
+  EXPECT_THROW_WITH(parse_enum<ScheduleType>("cosine"), ConfigError, "cosine");
 }
 
 }  // namespace
