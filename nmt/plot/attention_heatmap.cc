@@ -35,11 +35,143 @@ std::vector<std::string> shown_labels(const std::vector<std::string>& tokens, bo
   return out;
 }
 
+// Where everything goes, in points.
+struct HeatmapLayout {
+  std::vector<std::string> columns, rows;  // source and target labels as shown
+  std::string title;
+  double cell = 0, font = 0;
+  double grid_x = 0, grid_y = 0, grid_w = 0, grid_h = 0;
+  double legend_x = 0, legend_h = 0;
+  double width = 0, height = 0;
+};
+
+HeatmapLayout measure(const AttentionMatrix& m, const HeatmapOptions& options) {
+  HeatmapLayout l;
+  l.columns = shown_labels(m.source, m.words);
+  l.rows = shown_labels(m.target, m.words);
+  l.cell = options.cell_size;
+  l.font = options.font_size;
+  const std::string unit = m.words ? "words" : "pieces";
+  l.title = !options.title.empty() ? options.title
+                                   : options.name + " " + std::to_string(m.line) + ": " +
+                                         std::to_string(l.columns.size()) + " source x " +
+                                         std::to_string(l.rows.size()) + " target " + unit;
+  // Measure with a scratch figure's context (the same font machinery as the real one).
+  double row_label_width = 0, column_label_height = 0, title_width = 0;
+  {
+    Figure scratch(1, 1);
+    cairo_t* cr = scratch.context();
+    set_font(cr, l.font);
+    row_label_width = widest(cr, l.rows);
+    column_label_height = widest(cr, l.columns);
+    set_font(cr, l.font + 2, true);
+    title_width = text_width(cr, l.title);
+  }
+  l.grid_x = kMargin + row_label_width + kGap;
+  l.grid_y = kMargin + (l.font + 2) * 1.6 + column_label_height + kGap;
+  l.grid_w = l.cell * static_cast<double>(l.columns.size());
+  l.grid_h = l.cell * static_cast<double>(l.rows.size());
+  l.legend_x = l.grid_x + l.grid_w + 3 * kGap;
+  l.legend_h = std::max(80.0, std::min(l.grid_h, 160.0));
+  double legend_label_width = 0;
+  {
+    Figure scratch(1, 1);
+    set_font(scratch.context(), l.font);
+    legend_label_width = std::max(text_width(scratch.context(), "0.75"), text_width(scratch.context(), "hard alignment"));
+  }
+  l.width = std::max(l.legend_x + kLegendWidth + kGap + legend_label_width + kMargin, kMargin * 2 + title_width);
+  l.height = std::max(l.grid_y + l.grid_h, l.grid_y + l.legend_h + 3 * l.font) + kMargin;
+  return l;
+}
+
+// One filled rectangle per (target, source) position, and hair lines between cells, so that a row
+// of near-zero weights can still be followed.
+void draw_cells(cairo_t* cr, const AttentionMatrix& m, const HeatmapLayout& l) {
+  for (std::size_t t = 0; t < l.rows.size(); ++t) {
+    for (std::size_t j = 0; j < l.columns.size(); ++j) {
+      set_colour(cr, weight_shade(m.weights[t][j]));
+      cairo_rectangle(cr, l.grid_x + l.cell * static_cast<double>(j), l.grid_y + l.cell * static_cast<double>(t),
+                      l.cell, l.cell);
+      cairo_fill(cr);
+    }
+  }
+  set_colour(cr, kGridLine);
+  cairo_set_line_width(cr, 0.4);
+  for (std::size_t j = 0; j <= l.columns.size(); ++j) {
+    cairo_move_to(cr, l.grid_x + l.cell * static_cast<double>(j), l.grid_y);
+    cairo_line_to(cr, l.grid_x + l.cell * static_cast<double>(j), l.grid_y + l.grid_h);
+  }
+  for (std::size_t t = 0; t <= l.rows.size(); ++t) {
+    cairo_move_to(cr, l.grid_x, l.grid_y + l.cell * static_cast<double>(t));
+    cairo_line_to(cr, l.grid_x + l.grid_w, l.grid_y + l.cell * static_cast<double>(t));
+  }
+  cairo_stroke(cr);
+}
+
+// Each target token's largest weight outlined.
+void draw_hard_alignment(cairo_t* cr, const AttentionMatrix& m, const HeatmapLayout& l) {
+  const std::vector<std::size_t> hard = m.hard_alignment();
+  set_colour(cr, kAlignment);
+  cairo_set_line_width(cr, 1.4);
+  for (std::size_t t = 0; t < hard.size(); ++t) {
+    const double inset = 1.2;
+    cairo_rectangle(cr, l.grid_x + l.cell * static_cast<double>(hard[t]) + inset,
+                    l.grid_y + l.cell * static_cast<double>(t) + inset, l.cell - 2 * inset, l.cell - 2 * inset);
+  }
+  cairo_stroke(cr);
+}
+
+// Target tokens right-aligned at the left, source tokens reading upwards above.
+void draw_labels(cairo_t* cr, const HeatmapLayout& l) {
+  set_colour(cr, kInk);
+  set_font(cr, l.font);
+  for (std::size_t t = 0; t < l.rows.size(); ++t) {
+    draw_text(cr, l.rows[t], l.grid_x - kGap, l.grid_y + l.cell * (static_cast<double>(t) + 0.5), Anchor::end,
+              Baseline::middle);
+  }
+  for (std::size_t j = 0; j < l.columns.size(); ++j) {
+    draw_text(cr, l.columns[j], l.grid_x + l.cell * (static_cast<double>(j) + 0.5), l.grid_y - kGap, Anchor::start,
+              Baseline::middle, 90);
+  }
+}
+
+// The shade scale as one gradient, its ticks, and the alignment mark.
+void draw_legend(cairo_t* cr, const HeatmapLayout& l, bool mark_alignment) {
+  cairo_pattern_t* gradient = cairo_pattern_create_linear(0, l.grid_y + l.legend_h, 0, l.grid_y);
+  for (int i = 0; i <= 10; ++i) {
+    const Rgb c = weight_shade(i / 10.0);
+    cairo_pattern_add_color_stop_rgb(gradient, i / 10.0, c.r, c.g, c.b);
+  }
+  cairo_rectangle(cr, l.legend_x, l.grid_y, kLegendWidth, l.legend_h);
+  cairo_set_source(cr, gradient);
+  cairo_fill_preserve(cr);
+  cairo_pattern_destroy(gradient);
+  set_colour(cr, kInk);
+  cairo_set_line_width(cr, 0.6);
+  cairo_stroke(cr);
+  for (const double tick : {0.0, 0.25, 0.5, 0.75, 1.0}) {
+    const double y = l.grid_y + l.legend_h * (1 - tick);
+    cairo_move_to(cr, l.legend_x + kLegendWidth, y);
+    cairo_line_to(cr, l.legend_x + kLegendWidth + 3, y);
+    cairo_stroke(cr);
+    draw_text(cr, tick_label(tick), l.legend_x + kLegendWidth + 5, y, Anchor::start, Baseline::middle);
+  }
+  if (mark_alignment) {
+    const double y = l.grid_y + l.legend_h + 1.5 * l.font;
+    set_colour(cr, kAlignment);
+    cairo_set_line_width(cr, 1.4);
+    cairo_rectangle(cr, l.legend_x, y - 4.5, 9, 9);
+    cairo_stroke(cr);
+    set_colour(cr, kInk);
+    draw_text(cr, "hard alignment", l.legend_x + 13, y, Anchor::start, Baseline::middle);
+  }
+}
+
 }  // namespace
 
 std::string heatmap_file_name(std::int64_t line, ImageFormat format) {
   char name[64];
-  std::snprintf(name, sizeof name, "attention-%04lld.%s", static_cast<long long>(line), extension_of(format).c_str());
+  std::snprintf(name, sizeof name, "attention-%04lld.%s", static_cast<long long>(line), name_of(format).c_str());
   return name;
 }
 
@@ -53,121 +185,16 @@ std::unique_ptr<Figure> draw_attention_heatmap(const AttentionMatrix& m, const H
     throw DataError("line " + std::to_string(m.line) + ": the weights are not " + std::to_string(m.target.size()) +
                     " target x " + std::to_string(m.source.size()) + " source tokens");
   }
-  const std::vector<std::string> columns = shown_labels(m.source, m.words);
-  const std::vector<std::string> rows = shown_labels(m.target, m.words);
-  const double cell = options.cell_size, font = options.font_size;
-  const std::string unit = m.words ? "words" : "pieces";
-  const std::string title = !options.title.empty()
-                                ? options.title
-                                : options.name + " " + std::to_string(m.line) + ": " + std::to_string(columns.size()) +
-                                      " source x " + std::to_string(rows.size()) + " target " + unit;
-
-  // Measure with a scratch figure's context (the same font machinery as the real one).
-  double row_label_width = 0, column_label_height = 0, title_width = 0;
-  {
-    Figure scratch(1, 1);
-    cairo_t* cr = scratch.context();
-    set_font(cr, font);
-    row_label_width = widest(cr, rows);
-    column_label_height = widest(cr, columns);
-    set_font(cr, font + 2, true);
-    title_width = text_width(cr, title);
-  }
-  const double grid_x = kMargin + row_label_width + kGap;
-  const double grid_y = kMargin + (font + 2) * 1.6 + column_label_height + kGap;
-  const double grid_w = cell * static_cast<double>(columns.size());
-  const double grid_h = cell * static_cast<double>(rows.size());
-  const double legend_x = grid_x + grid_w + 3 * kGap;
-  const double legend_h = std::max(80.0, std::min(grid_h, 160.0));
-  double legend_label_width = 0;
-  {
-    Figure scratch(1, 1);
-    set_font(scratch.context(), font);
-    legend_label_width = std::max(text_width(scratch.context(), "0.75"), text_width(scratch.context(), "hard alignment"));
-  }
-  const double width = std::max(legend_x + kLegendWidth + kGap + legend_label_width + kMargin,
-                                kMargin * 2 + title_width);
-  const double height = std::max(grid_y + grid_h, grid_y + legend_h + 3 * font) + kMargin;
-  auto figure = std::make_unique<Figure>(width, height);
+  const HeatmapLayout layout = measure(m, options);
+  auto figure = std::make_unique<Figure>(layout.width, layout.height);
   cairo_t* cr = figure->context();
-
   set_colour(cr, kInk);
-  set_font(cr, font + 2, true);
-  draw_text(cr, title, kMargin, kMargin, Anchor::start, Baseline::top);
-
-  // Cells: one filled rectangle per (target, source) position.
-  for (std::size_t t = 0; t < rows.size(); ++t) {
-    for (std::size_t j = 0; j < columns.size(); ++j) {
-      set_colour(cr, weight_shade(m.weights[t][j]));
-      cairo_rectangle(cr, grid_x + cell * static_cast<double>(j), grid_y + cell * static_cast<double>(t), cell, cell);
-      cairo_fill(cr);
-    }
-  }
-  // Hair lines between cells, so that a row of near-zero weights can still be followed.
-  set_colour(cr, kGridLine);
-  cairo_set_line_width(cr, 0.4);
-  for (std::size_t j = 0; j <= columns.size(); ++j) {
-    cairo_move_to(cr, grid_x + cell * static_cast<double>(j), grid_y);
-    cairo_line_to(cr, grid_x + cell * static_cast<double>(j), grid_y + grid_h);
-  }
-  for (std::size_t t = 0; t <= rows.size(); ++t) {
-    cairo_move_to(cr, grid_x, grid_y + cell * static_cast<double>(t));
-    cairo_line_to(cr, grid_x + grid_w, grid_y + cell * static_cast<double>(t));
-  }
-  cairo_stroke(cr);
-  if (options.mark_alignment) {
-    const std::vector<std::size_t> hard = m.hard_alignment();
-    set_colour(cr, kAlignment);
-    cairo_set_line_width(cr, 1.4);
-    for (std::size_t t = 0; t < hard.size(); ++t) {
-      const double inset = 1.2;
-      cairo_rectangle(cr, grid_x + cell * static_cast<double>(hard[t]) + inset,
-                      grid_y + cell * static_cast<double>(t) + inset, cell - 2 * inset, cell - 2 * inset);
-    }
-    cairo_stroke(cr);
-  }
-
-  // Labels: target tokens right-aligned at the left, source tokens reading upwards above.
-  set_colour(cr, kInk);
-  set_font(cr, font);
-  for (std::size_t t = 0; t < rows.size(); ++t) {
-    draw_text(cr, rows[t], grid_x - kGap, grid_y + cell * (static_cast<double>(t) + 0.5), Anchor::end,
-              Baseline::middle);
-  }
-  for (std::size_t j = 0; j < columns.size(); ++j) {
-    draw_text(cr, columns[j], grid_x + cell * (static_cast<double>(j) + 0.5), grid_y - kGap, Anchor::start,
-              Baseline::middle, 90);
-  }
-
-  // Legend: the shade scale as one gradient, its ticks, and the alignment mark.
-  cairo_pattern_t* gradient = cairo_pattern_create_linear(0, grid_y + legend_h, 0, grid_y);
-  for (int i = 0; i <= 10; ++i) {
-    const Rgb c = weight_shade(i / 10.0);
-    cairo_pattern_add_color_stop_rgb(gradient, i / 10.0, c.r, c.g, c.b);
-  }
-  cairo_rectangle(cr, legend_x, grid_y, kLegendWidth, legend_h);
-  cairo_set_source(cr, gradient);
-  cairo_fill_preserve(cr);
-  cairo_pattern_destroy(gradient);
-  set_colour(cr, kInk);
-  cairo_set_line_width(cr, 0.6);
-  cairo_stroke(cr);
-  for (const double tick : {0.0, 0.25, 0.5, 0.75, 1.0}) {
-    const double y = grid_y + legend_h * (1 - tick);
-    cairo_move_to(cr, legend_x + kLegendWidth, y);
-    cairo_line_to(cr, legend_x + kLegendWidth + 3, y);
-    cairo_stroke(cr);
-    draw_text(cr, tick_label(tick), legend_x + kLegendWidth + 5, y, Anchor::start, Baseline::middle);
-  }
-  if (options.mark_alignment) {
-    const double y = grid_y + legend_h + 1.5 * font;
-    set_colour(cr, kAlignment);
-    cairo_set_line_width(cr, 1.4);
-    cairo_rectangle(cr, legend_x, y - 4.5, 9, 9);
-    cairo_stroke(cr);
-    set_colour(cr, kInk);
-    draw_text(cr, "hard alignment", legend_x + 13, y, Anchor::start, Baseline::middle);
-  }
+  set_font(cr, layout.font + 2, true);
+  draw_text(cr, layout.title, kMargin, kMargin, Anchor::start, Baseline::top);
+  draw_cells(cr, m, layout);
+  if (options.mark_alignment) draw_hard_alignment(cr, m, layout);
+  draw_labels(cr, layout);
+  draw_legend(cr, layout, options.mark_alignment);
   return figure;
 }
 
@@ -231,13 +258,15 @@ std::vector<std::string> write_attention_heatmaps(const HeatmapJob& job) {
   return written;
 }
 
-std::vector<std::string> write_attention_heatmaps(const std::vector<std::string>& lines, const std::string& output_dir,
-                                                  const std::vector<ImageFormat>& formats,
+std::vector<std::string> write_attention_heatmaps(const std::vector<AttentionRecord>& records,
+                                                  const std::string& output_dir, const std::vector<ImageFormat>& formats,
                                                   const HeatmapOptions& options) {
   std::vector<AttentionMatrix> all;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    all.push_back(parse_attention_line(lines[i], "attention of example " + std::to_string(i + 1),
-                                       static_cast<std::int64_t>(i + 1)));
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    AttentionMatrix m;
+    static_cast<AttentionRecord&>(m) = records[i];
+    m.line = static_cast<std::int64_t>(i + 1);
+    all.push_back(std::move(m));
   }
   std::vector<const AttentionMatrix*> chosen;
   for (const AttentionMatrix& m : all) {

@@ -39,11 +39,11 @@ struct HeatmapJob {
 /// DataError (the input) or IoError (the folder or a file cannot be written).
 std::vector<std::string> write_attention_heatmaps(const HeatmapJob& job);
 
-/// Heat-maps of attention lines held in memory (training's validation examples, numbered from 1 in
-/// `options.name`'s title): output_dir/attention-000N.FORMAT, each written atomically; lines
+/// Heat-maps of attention records held in memory (training's validation examples, numbered from 1
+/// in `options.name`'s title): output_dir/attention-000N.FORMAT, each written atomically; records
 /// without a translation are skipped. Returns the paths written. Throws as above.
-std::vector<std::string> write_attention_heatmaps(const std::vector<std::string>& lines, const std::string& output_dir,
-                                                  const std::vector<ImageFormat>& formats,
+std::vector<std::string> write_attention_heatmaps(const std::vector<AttentionRecord>& records,
+                                                  const std::string& output_dir, const std::vector<ImageFormat>& formats,
                                                   const HeatmapOptions& options = {});
 
 /// "attention-0012.svg": the file name of input line `line` (from 1) in `format`.

@@ -1,5 +1,6 @@
-// An attention matrix as nmt-translate --attention-output writes it (one JSON object a line:
-// docs/translation.md), read back with its checks, and merged from subword pieces into words.
+// An attention matrix to draw: the record nmt-translate --attention-output writes (one JSON line
+// each: nmt/data/attention_record.h) with the line it came from, and its merge from subword pieces
+// into words.
 #pragma once
 
 #include <cstdint>
@@ -7,30 +8,28 @@
 #include <string>
 #include <vector>
 
+#include "nmt/data/attention_record.h"
+
 namespace nmt::plot {
 
-struct AttentionMatrix {
-  std::int64_t index = 0;            // the JSON "index": the input line counted from 0
-  std::int64_t line = 0;             // the line of the attention file, from 1 (= the input line)
-  std::vector<std::string> source;   // column labels: source pieces (or words), "</s>" last
-  std::vector<std::string> target;   // row labels: target pieces (or words), "</s>" last when finished
-  std::vector<std::vector<double>> weights;  // [target][source]: each row sums to 1 (none: an empty
-                                             // translation, or a line read without its weights)
-  bool words = false;                // labels are merged words, not pieces
+/// Labels: source (columns) and target (rows) pieces, or words; "</s>" last.
+struct AttentionMatrix : AttentionRecord {
+  std::int64_t line = 0;  // the line of the attention file, from 1 (= the input line)
+  bool words = false;     // labels are merged words, not pieces
 
   /// The source column each target row attends to most (the hard alignment), ties to the first.
   std::vector<std::size_t> hard_alignment() const;
 };
 
-/// Parses one line of attention output. `where` ("FILE line N") prefixes every DataError: not
-/// JSON, a missing or mistyped field, a row count other than the target's, a row length other
-/// than the source's, a weight outside [0, 1] or a row whose sum is not 1 (within 1e-3).
-/// An empty translation (no target) is returned with no rows. `line_number` becomes its line.
+/// One line of attention output, checked (AttentionRecord::from_json; `where` prefixes every
+/// DataError). An empty translation (no target) is returned with no rows. `line_number` becomes
+/// its line.
 AttentionMatrix parse_attention_line(const std::string& line, const std::string& where, std::int64_t line_number = 1);
 
-/// Every line of an attention output file, each checked; the weights only of lines `keep` accepts
-/// (all when it is empty: a large file with a few lines picked stays small). Throws IoError (cannot
-/// read) or DataError (as above, naming the file and line; an empty file is an error too).
+/// Every line of an attention output file (read with TextLineReader: invalid UTF-8 is a DataError
+/// naming the file and line), each checked; the weights only of lines `keep` accepts (all when it
+/// is empty: a large file with a few lines picked stays small). Throws IoError (cannot read) or
+/// DataError (as above; an empty file is an error too).
 std::vector<AttentionMatrix> read_attention_file(const std::string& path,
                                                  const std::function<bool(std::int64_t line)>& keep = nullptr);
 

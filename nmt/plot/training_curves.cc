@@ -1,73 +1,46 @@
 #include "nmt/plot/training_curves.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <limits>
-#include <map>
 
 #include "nmt/core/error.h"
 #include "nmt/core/log.h"
+#include "nmt/data/metrics_events.h"
 #include "nmt/plot/line_chart.h"
 
 namespace nmt::plot {
 namespace {
 
-double number(const nlohmann::json& event, const char* field, const std::string& where, bool required = true) {
-  if (event.contains(field) && event[field].is_number()) return event[field].get<double>();
-  // A non-finite value (a diverged loss) is written as null: a gap in the curve.
-  if (event.contains(field) && event[field].is_null()) return std::numeric_limits<double>::quiet_NaN();
-  if (required) throw DataError(where + ": a " + event.value("event", "") + " event without \"" + field + "\"");
-  return std::numeric_limits<double>::quiet_NaN();
-}
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-std::vector<MetricPoint> by_step(const std::map<double, MetricPoint>& points) {
-  std::vector<MetricPoint> out;
-  for (const auto& [step, point] : points) out.push_back(point);
-  return out;
+double tokens_of(const std::optional<std::int64_t>& tokens) {
+  return tokens ? static_cast<double>(*tokens) : kNaN;
 }
 
 }  // namespace
 
 RunMetrics read_run_metrics(const std::string& run_dir, const std::string& label) {
   const std::string path = (std::filesystem::path(run_dir) / "metrics.jsonl").string();
-  std::ifstream in(path);
-  if (!in) throw IoError("cannot open " + path + " (is " + run_dir + " a run directory?)");
-  std::map<double, MetricPoint> train, valid;
-  std::size_t damaged = 0;
-  std::string line;
-  for (std::size_t n = 1; std::getline(in, line); ++n) {
-    const std::string where = path + " line " + std::to_string(n);
-    if (line.empty()) continue;
-    nlohmann::json event;
-    try {
-      event = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::exception&) {
-      // A run killed while writing leaves a line cut short, and a resumed run appends after it.
-      ++damaged;
-      continue;
-    }
-    if (!event.is_object() || !event.contains("event") || !event["event"].is_string()) {
-      throw DataError(where + ": not a metrics event (no \"event\")");
-    }
-    const std::string kind = event["event"].get<std::string>();
-    if (kind != "train" && kind != "valid") continue;
-    MetricPoint p;
-    p.step = number(event, "step", where);
-    // Runs of nmt 0.1 before target tokens were logged: their token panels stay empty.
-    p.target_tokens = number(event, "target_tokens", where, /*required=*/false);
-    p.loss = number(event, "loss", where);
-    p.ppl = number(event, "ppl", where);
-    p.bleu = number(event, "bleu", where, /*required=*/false);
-    (kind == "train" ? train : valid)[p.step] = p;  // a resumed run's repeat replaces the earlier one
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) {
+    throw IoError("cannot open " + path + " (is " + run_dir + " a run directory?)");
   }
-  if (in.bad()) throw IoError("cannot read " + path);
-  if (damaged > 0) log().warn("{}: skipped {} line(s) that are not JSON (cut short by a killed run?)", path, damaged);
-  if (train.empty() && valid.empty()) throw DataError(path + ": no train or valid events yet");
-  return {label, by_step(train), by_step(valid)};
+  const MetricsHistory history = read_metrics_events(path);
+  if (history.skipped_lines > 0) {
+    log().warn("{}: skipped {} line(s) that are not JSON (cut short by a killed run?)", path, history.skipped_lines);
+  }
+  if (history.train.empty() && history.valid.empty()) throw DataError(path + ": no train or valid events yet");
+  RunMetrics run{label, {}, {}};
+  // Runs of nmt 0.1 before target tokens were logged: their token panels stay empty.
+  for (const TrainEvent& e : history.train) {
+    run.train.push_back({static_cast<double>(e.step), e.loss, e.ppl, tokens_of(e.target_tokens), kNaN});
+  }
+  for (const ValidEvent& e : history.valid) {
+    run.valid.push_back({static_cast<double>(e.step), e.loss, e.ppl, tokens_of(e.target_tokens), e.bleu});
+  }
+  return run;
 }
 
 std::unique_ptr<Figure> draw_training_curves(const std::vector<RunMetrics>& runs) {

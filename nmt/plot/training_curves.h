@@ -1,4 +1,4 @@
-// Training curves from RUN_DIR/metrics.jsonl (docs/training.md, "Metrics"): loss, perplexity and
+// Training curves from RUN_DIR/metrics.jsonl (docs/training.md, "Run directory"): loss, perplexity and
 // dev BLEU against optimizer steps and against target tokens seen, one colour per run, training
 // solid and dev dashed. What `nmt-plot metrics` draws.
 #pragma once

@@ -22,7 +22,7 @@ MetricsLog::MetricsLog(const std::string& path) : path_(path), out_(path, std::i
   }
 }
 
-void MetricsLog::write(const std::string& json_object) {
+void MetricsLog::write_line(const std::string& json_object) {
   out_ << json_object << '\n';
   out_.flush();
   if (!out_) throw IoError("cannot write metrics file " + path_ + ": " + std::strerror(errno));

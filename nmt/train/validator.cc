@@ -12,8 +12,8 @@
 #include "nmt/data/text_file.h"
 #include "nmt/eval/bleu.h"
 #include "nmt/model/inference/inference_model.h"
-#include "nmt/search/translation_output.h"
-#include "nmt/search/translator.h"
+#include "nmt/translate/translation_output.h"
+#include "nmt/translate/translator.h"
 #include "nmt/train/loss.h"
 
 namespace nmt {
@@ -24,6 +24,20 @@ double ValidationResult::metric(const ValidationResult& result, ValidationMetric
 
 bool ValidationResult::better(double candidate, double best, ValidationMetric metric) {
   return metric == ValidationMetric::bleu ? candidate > best : candidate < best;
+}
+
+bool record_validation(double value, ValidationMetric metric, TrainingState& state) {
+  const bool has_best = state.validations > 0 && std::isfinite(state.best_metric);
+  const bool better = std::isfinite(value) && (!has_best || ValidationResult::better(value, state.best_metric, metric));
+  ++state.validations;
+  if (better) {
+    state.best_metric = value;
+    state.bad_validations = 0;
+  } else {
+    if (!has_best) state.best_metric = std::nan("");
+    ++state.bad_validations;
+  }
+  return better;
 }
 
 Validator::Validator(const DataOptions& data, const ValidationOptions& options, double label_smoothing,
@@ -87,7 +101,7 @@ ValidationResult Validator::run(Seq2Seq& model, const c10::Device& device) const
     result.references.push_back(references_[i]);
     result.hypotheses.push_back(hypotheses[i]);
   }
-  if (options_.attention_maps != "none" && inference->has_attention() && !result.sources.empty()) {
+  if (!options_.attention_maps.none() && inference->has_attention() && !result.sources.empty()) {
     // The examples again, one sentence a batch, keeping attention: a few sentences, next to nothing
     // beside the dev set's translation.
     // A failure here costs the pictures (a warning), never the validation or the training.
@@ -98,7 +112,7 @@ ValidationResult Validator::run(Seq2Seq& model, const c10::Device& device) const
       Translator translator(*inference, source_tokenizer_, target_tokenizer_, keep, device);
       const std::vector<Translation> examples = translator.translate(result.sources);
       for (std::size_t i = 0; i < examples.size(); ++i) {
-        result.example_attention.push_back(format_attention_json(examples[i], i, source_tokenizer_));
+        result.example_attention.push_back(attention_record(examples[i], i, source_tokenizer_));
       }
     } catch (const std::exception& e) {
       result.example_attention.clear();

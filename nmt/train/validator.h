@@ -8,10 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "nmt/data/attention_record.h"
 #include "nmt/data/parallel_corpus.h"
 #include "nmt/data/tokenizer.h"
 #include "nmt/model/seq2seq.h"
 #include "nmt/train/train_config.h"
+#include "nmt/train/training_state.h"
 
 namespace nmt {
 
@@ -21,14 +23,19 @@ struct ValidationResult {
   double bleu = 0;
   std::string bleu_text;  // sacreBLEU-style summary line
   std::vector<std::string> sources, references, hypotheses;  // the logged examples
-  /// The examples' attention as nmt-translate --attention-output lines (greedy, each sentence
-  /// translated alone); empty without attention or with valid.attention-maps = none.
-  std::vector<std::string> example_attention;
+  /// The examples' attention (greedy, each sentence translated alone), what nmt-translate
+  /// --attention-output would write; empty without attention or with valid.attention-maps none.
+  std::vector<AttentionRecord> example_attention;
 
   /// The value the config's metric names, and whether `other` is better than `best`.
   static double metric(const ValidationResult& result, ValidationMetric metric);
   static bool better(double candidate, double best, ValidationMetric metric);
 };
+
+/// Counts a validation's `value` in the run's history (validations, best_metric, bad_validations of
+/// `state`) and returns whether it is the new best. A non-finite value is never the best; the best
+/// stays NaN until a finite value comes.
+bool record_validation(double value, ValidationMetric metric, TrainingState& state);
 
 class Validator {
  public:

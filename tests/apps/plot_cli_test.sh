@@ -73,7 +73,7 @@ printf '%s\n' '{"index":1,"source":["a","b"],"target":["x"],"attention":[[0.5,0.
 expect_error 1 "short.json line 2: 1 attention rows for 2 target tokens" -- "$plot" attention "$work/short.json" -o "$work/bad1"
 printf 'hello\n' >"$work/text.json"
 expect_error 1 "text.json line 1: not a JSON object" -- "$plot" attention "$work/text.json" -o "$work/bad2"
-expect_error 1 "cannot open attention file" -- "$plot" attention "$work/missing.json" -o "$work/bad3"
+expect_error 1 "cannot open .*missing.json" -- "$plot" attention "$work/missing.json" -o "$work/bad3"
 expect_error 1 "sentences: line 7 is not in" -- "$plot" attention "$work/att.json" -o "$work/bad4" -s 7
 expect_error 1 "sentences: 'x' is not a line number" -- "$plot" attention "$work/att.json" -o "$work/bad5" -s 1,x
 expect_error 1 "unknown image format 'gif'" -- "$plot" attention "$work/att.json" -o "$work/bad6" --format gif

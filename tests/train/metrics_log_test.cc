@@ -12,13 +12,27 @@ namespace {
 TEST(MetricsLog, AppendsAfterALineCutShortOnALineOfItsOwn) {
   test::TempDir dir;
   const std::string path = dir.path("metrics.jsonl");
-  test::write_text(path, "{\"event\":\"train\",\"step\":100}\n{\"event\":\"tra");
-  MetricsLog(path).write("{\"event\":\"resume\"}");
-  EXPECT_EQ(test::read_text(path), "{\"event\":\"train\",\"step\":100}\n{\"event\":\"tra\n{\"event\":\"resume\"}\n");
-  MetricsLog(path).write("{\"x\":1}");
-  EXPECT_EQ(test::read_text(path), "{\"event\":\"train\",\"step\":100}\n{\"event\":\"tra\n{\"event\":\"resume\"}\n{\"x\":1}\n");
-  MetricsLog(dir.path("new.jsonl")).write("{}");
-  EXPECT_EQ(test::read_text(dir.path("new.jsonl")), "{}\n");
+  TrainEvent train;
+  train.step = 100;
+  test::write_text(path, to_json(train) + "\n{\"event\":\"tra");
+  ValidEvent valid;
+  valid.step = 100;
+  MetricsLog(path).write(valid);
+  const std::string first = to_json(train) + "\n{\"event\":\"tra\n" + to_json(valid) + "\n";
+  EXPECT_EQ(test::read_text(path), first);
+  train.step = 101;
+  MetricsLog(path).write(train);
+  EXPECT_EQ(test::read_text(path), first + to_json(train) + "\n");
+  MetricsLog(dir.path("new.jsonl")).write(train);
+  EXPECT_EQ(test::read_text(dir.path("new.jsonl")), to_json(train) + "\n");
+  // What was written reads back: the cut line skipped and counted, the step repeated by the resume
+  // replaced by its last event.
+  const MetricsHistory history = read_metrics_events(path);
+  EXPECT_EQ(history.skipped_lines, 1u);
+  ASSERT_EQ(history.train.size(), 2u);
+  EXPECT_EQ(history.train[0].step, 100);
+  EXPECT_EQ(history.train[1].step, 101);
+  ASSERT_EQ(history.valid.size(), 1u);
 }
 
 }  // namespace
