@@ -351,7 +351,7 @@ TEST_F(DistTrain, MismatchedOptionsOrDataAcrossRanksAreRefused) {
     TrainProcess rank1(options("mismatch-" + name, extra), rank_variables(1, port), path("mismatch-" + name + ".1.log"));
     EXPECT_EQ(rank0.wait(60), 1) << rank0.log();
     EXPECT_EQ(rank1.wait(60), 1) << rank1.log();
-    const std::string expected = name == "options" ? "rank 1's options differ from rank 0's"
+    const std::string expected = name == "options" ? "rank 1's [model] options differ from rank 0's"
                                                    : "rank 1's training data differ from rank 0's (305 vs 306 pairs after filtering";
     EXPECT_NE(rank0.log().find(expected), std::string::npos) << rank0.log();
     EXPECT_NE(rank1.log().find(expected), std::string::npos) << rank1.log();

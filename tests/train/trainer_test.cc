@@ -67,12 +67,12 @@ std::map<std::string, at::Tensor> final_parameters(const std::string& run_dir, s
 
 TEST(Trainer, ResumeIsBitIdentical) {
   test::TempDir dir;
-  Trainer(toy_config(dir, "straight", 20), "").run();
+  Trainer(toy_config(dir, "straight", 20)).run();
 
-  Trainer(toy_config(dir, "split", 10), "").run();
+  Trainer(toy_config(dir, "split", 10)).run();
   TrainConfig second_half = toy_config(dir, "split", 20);
   second_half.resume = true;
-  const TrainResult resumed = Trainer(second_half, "").run();
+  const TrainResult resumed = Trainer(second_half).run();
   EXPECT_EQ(resumed.steps, 20);
 
   const auto straight = final_parameters(dir.path("straight"), 20);
@@ -90,9 +90,9 @@ TEST(Trainer, LossFallsOnRealText) {
   test::TempDir dir;
   TrainConfig config = toy_config(dir, "run", 80);
   config.model.dropout = 0.0;
-  const TrainResult result = Trainer(config, "the config text\n").run();
+  const TrainResult result = Trainer(config).run();
   EXPECT_EQ(result.steps, 80);
-  EXPECT_EQ(result.stop_reason, "max steps");
+  EXPECT_EQ(result.stop_reason, StopReason::max_steps);
   std::vector<double> losses;
   double dev_perplexity = 0;
   for (const auto& line : test::read_lines(dir.path("run/metrics.jsonl"))) {
@@ -109,8 +109,8 @@ TEST(Trainer, LossFallsOnRealText) {
   for (const char* file : {"config.toml", "train.log", "metrics.jsonl", "best.pt", "checkpoints/latest"}) {
     EXPECT_TRUE(fs::exists(dir.path("run/") + file)) << file;
   }
-  EXPECT_EQ(test::read_text(dir.path("run/config.toml")), "the config text\n");
-  EXPECT_EQ(load_checkpoint(dir.path("run/best.pt")).training_config, "the config text\n");
+  EXPECT_EQ(test::read_text(dir.path("run/config.toml")), to_toml(config));
+  EXPECT_EQ(load_checkpoint(dir.path("run/best.pt")).training_config, to_toml(config));
   // keep-last 3 of the step checkpoints 10, 20, ..., 80.
   EXPECT_FALSE(fs::exists(dir.path("run/checkpoints/step-00000050.pt")));
   EXPECT_TRUE(fs::exists(dir.path("run/checkpoints/step-00000060.pt")));
@@ -127,17 +127,17 @@ TEST(Trainer, RefusesToOverwriteOrResumeNothing) {
   test::TempDir dir;
   TrainConfig config = toy_config(dir, "run", 10);
   config.resume = true;
-  EXPECT_THROW_WITH(Trainer(config, "").run(), ConfigError, "cannot resume: no checkpoint");
+  EXPECT_THROW_WITH(Trainer(config).run(), ConfigError, "cannot resume: no checkpoint");
   config.resume = false;
-  Trainer(config, "").run();
-  EXPECT_THROW_WITH(Trainer(config, "").run(), ConfigError, "already holds a training run", "resume it");
+  Trainer(config).run();
+  EXPECT_THROW_WITH(Trainer(config).run(), ConfigError, "already holds a training run", "resume it");
   config.resume = true;
   config.train.max_tokens = 499;  // another batch plan: resuming would silently change the data order
   config.train.max_steps = 20;
-  EXPECT_THROW_WITH(Trainer(config, "").run(), ConfigError, "batching options changed");
+  EXPECT_THROW_WITH(Trainer(config).run(), ConfigError, "batching options changed");
   config.train.max_tokens = 500;
   config.model.decoder_hidden_size = 32;
-  EXPECT_THROW_WITH(Trainer(config, "").run(), ConfigError, "model config");
+  EXPECT_THROW_WITH(Trainer(config).run(), ConfigError, "model config");
 }
 
 TEST(Trainer, EpochLimitAndSubwordSamplingResume) {
@@ -145,8 +145,8 @@ TEST(Trainer, EpochLimitAndSubwordSamplingResume) {
   TrainConfig config = toy_config(dir, "run", 0);
   config.train.max_epochs = 2;
   config.train.sampling_alpha = 0.1;
-  const TrainResult result = Trainer(config, "").run();
-  EXPECT_EQ(result.stop_reason, "max epochs");
+  const TrainResult result = Trainer(config).run();
+  EXPECT_EQ(result.stop_reason, StopReason::max_epochs);
   EXPECT_GT(result.steps, 10);
 }
 
@@ -155,7 +155,7 @@ TEST(Trainer, AccumulationTakesSeveralBatchesPerStep) {
   TrainConfig config = toy_config(dir, "run", 5);
   config.train.accumulate = 2;
   config.checkpoint.every = 5;
-  EXPECT_EQ(Trainer(config, "").run().steps, 5);
+  EXPECT_EQ(Trainer(config).run().steps, 5);
   Checkpoint checkpoint = load_checkpoint(dir.path("run/checkpoints/step-00000005.pt"));
   torch::optim::Adam optimizer(checkpoint.model->parameters());
   const TrainingState state = load_training_state(dir.path("run/checkpoints/step-00000005.state"), optimizer);
@@ -172,14 +172,14 @@ TEST(Trainer, SecondTrainerOnARunDirectoryIsRefusedWithTheHolder) {
   fs::create_directories(dir.path("run"));
   {
     LockFile held(dir.path("run/train.lock"), "test");
-    EXPECT_THROW_WITH(Trainer(config, "").run(), IoError, std::string("run directory"),
+    EXPECT_THROW_WITH(Trainer(config).run(), IoError, std::string("run directory"),
                       std::string("is in use by process ") + std::to_string(::getpid()), std::string("train.lock"));
     config.resume = true;  // a re-queued job resuming while the first still runs
-    EXPECT_THROW_WITH(Trainer(config, "").run(), IoError, "is in use by process");
+    EXPECT_THROW_WITH(Trainer(config).run(), IoError, "is in use by process");
     config.resume = false;
   }
   EXPECT_FALSE(fs::exists(dir.path("run/checkpoints/latest"))) << "the refused trainer wrote nothing";
-  EXPECT_EQ(Trainer(config, "").run().steps, 10) << "the lock is free once its holder is gone";
+  EXPECT_EQ(Trainer(config).run().steps, 10) << "the lock is free once its holder is gone";
 }
 
 // keep-last once deleted by name across checkpoints/: a new run among older, higher-numbered step
@@ -191,15 +191,15 @@ TEST(Trainer, KeepLastRemovesOnlyThisRunsOlderCheckpoints) {
   config.checkpoint.keep_last = 1;
   fs::create_directories(dir.path("run/checkpoints"));
   test::write_text(dir.path("run/checkpoints/step-00090000.pt"), "another run's checkpoint");
-  EXPECT_THROW_WITH(Trainer(config, "").run(), ConfigError, "holds checkpoints of another run",
+  EXPECT_THROW_WITH(Trainer(config).run(), ConfigError, "holds checkpoints of another run",
                     "step-00090000.pt", "no checkpoints/latest", "move them away");
   EXPECT_EQ(test::read_text(dir.path("run/checkpoints/step-00090000.pt")), "another run's checkpoint");
   fs::remove(dir.path("run/checkpoints/step-00090000.pt"));
   test::write_text(dir.path("run/best.pt"), "another run's best");
-  EXPECT_THROW_WITH(Trainer(config, "").run(), ConfigError, "another run", "best.pt");
+  EXPECT_THROW_WITH(Trainer(config).run(), ConfigError, "another run", "best.pt");
   fs::remove(dir.path("run/best.pt"));
 
-  EXPECT_EQ(Trainer(config, "").run().steps, 20);
+  EXPECT_EQ(Trainer(config).run().steps, 20);
   EXPECT_FALSE(fs::exists(dir.path("run/checkpoints/step-00000010.pt")));
   EXPECT_TRUE(fs::exists(dir.path("run/checkpoints/step-00000020.pt")));
   // A step file above `latest` (its writer died before updating `latest`) is not this process's to delete;
@@ -208,32 +208,32 @@ TEST(Trainer, KeepLastRemovesOnlyThisRunsOlderCheckpoints) {
   test::write_text(dir.path("run/checkpoints/step-00000030.pt.tmp.k1ll3d"), "half a checkpoint");
   config.resume = true;
   config.train.max_steps = 40;
-  EXPECT_EQ(Trainer(config, "").run().steps, 40);
+  EXPECT_EQ(Trainer(config).run().steps, 40);
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(dir.path("run/checkpoints"))) names.push_back(entry.path().filename());
   std::sort(names.begin(), names.end());
   EXPECT_EQ(names, (std::vector<std::string>{"latest", "step-00000040.pt", "step-00000040.state", "step-00000090.pt"}));
   EXPECT_EQ(test::read_text(dir.path("run/checkpoints/latest")), "step-00000040");
   config.train.max_steps = 50;  // and it resumes again from what `latest` names
-  EXPECT_EQ(Trainer(config, "").run().steps, 50);
+  EXPECT_EQ(Trainer(config).run().steps, 50);
 }
 
 TEST(Trainer, DamagedLatestIsNamed) {
   test::TempDir dir;
   TrainConfig config = toy_config(dir, "run", 10);
-  Trainer(config, "").run();
+  Trainer(config).run();
   config.resume = true;
   config.train.max_steps = 20;
   test::write_text(dir.path("run/checkpoints/latest"), "step-00000777");
-  EXPECT_THROW_WITH(Trainer(config, "").run(), DataError, "latest names step-00000777", "missing");
+  EXPECT_THROW_WITH(Trainer(config).run(), DataError, "latest names step-00000777", "missing");
   test::write_text(dir.path("run/checkpoints/latest"), std::string("\0\x01garbage", 9));
-  EXPECT_THROW_WITH(Trainer(config, "").run(), DataError, "latest does not name a checkpoint");
+  EXPECT_THROW_WITH(Trainer(config).run(), DataError, "latest does not name a checkpoint");
   // A training state with one flipped byte (in the optimizer's moments, most of the file).
   test::write_text(dir.path("run/checkpoints/latest"), "step-00000010");
   std::string state = test::read_text(dir.path("run/checkpoints/step-00000010.state"));
   state[state.size() / 2] = static_cast<char>(state[state.size() / 2] ^ 0x04);
   test::write_text(dir.path("run/checkpoints/step-00000010.state"), state);
-  EXPECT_THROW_WITH(Trainer(config, "").run(), DataError, "training state", "step-00000010.state is damaged",
+  EXPECT_THROW_WITH(Trainer(config).run(), DataError, "training state", "step-00000010.state is damaged",
                     "does not match its CRC-32");
 }
 
@@ -245,13 +245,13 @@ TEST(Trainer, EmptyDevSetIsRefused) {
   test::write_text(dir.path("empty.en"), "");
   config.data.dev_source = dir.path("empty.es");
   config.data.dev_target = dir.path("empty.en");
-  EXPECT_THROW_WITH(Trainer(config, "").run(), DataError, "dev set", "empty.es", "no sentence pair");
+  EXPECT_THROW_WITH(Trainer(config).run(), DataError, "dev set", "empty.es", "no sentence pair");
   test::write_text(dir.path("blank.es"), "\n  \n");
   test::write_text(dir.path("blank.en"), "a\nb\n");
   config.data.dev_source = dir.path("blank.es");
   config.data.dev_target = dir.path("blank.en");
   config.run_dir = dir.path("run2");
-  EXPECT_THROW_WITH(Trainer(config, "").run(), DataError, "no sentence pair", "2 lines");
+  EXPECT_THROW_WITH(Trainer(config).run(), DataError, "no sentence pair", "2 lines");
 }
 
 TEST(TrainConfig, ValidationNamesTheKey) {
@@ -267,9 +267,9 @@ TEST(TrainConfig, ValidationNamesTheKey) {
   EXPECT_THROW_WITH(c.validate(), ConfigError, "data.dev-source must be set");
   c.data.dev_source = "x";
   c.device = "cuda:7";
-  EXPECT_THROW_WITH(Trainer(c, "").run(), ConfigError, "cuda:7");
+  EXPECT_THROW_WITH(Trainer(c).run(), ConfigError, "cuda:7");
   c.device = "tpu";
-  EXPECT_THROW_WITH(Trainer(c, "").run(), ConfigError, "unknown device 'tpu'");
+  EXPECT_THROW_WITH(Trainer(c).run(), ConfigError, "unknown device 'tpu'");
   c.device = "cpu";
   c.threads = 1000000000;  // once crashed libgomp
   EXPECT_THROW_WITH(c.validate(), ConfigError, "threads must be in [1, " + std::to_string(max_thread_count()) + "]",

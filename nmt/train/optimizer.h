@@ -1,0 +1,24 @@
+// The optimizer of a training run (optim.*) and what the step does to the gradients before it.
+#pragma once
+
+#include <torch/optim/optimizer.h>
+
+#include <memory>
+#include <vector>
+
+#include "nmt/train/train_config.h"
+
+namespace nmt {
+
+/// Adam or AdamW over `parameters` with optim.* and the learning rate `lr`.
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::vector<at::Tensor>& parameters,
+                                                        const OptimizerOptions& options, double lr);
+
+/// Sets every parameter group's learning rate (the schedule's rate of the coming step).
+void set_learning_rate(torch::optim::Optimizer& optimizer, double lr);
+
+/// torch::nn::utils::clip_grad_norm_'s rule with a norm measured elsewhere (a group's rank 0):
+/// gradients times max_norm / (norm + 1e-6) when that is below 1 and the norm is finite.
+void scale_gradients_to_norm(const std::vector<at::Tensor>& parameters, double max_norm, double norm);
+
+}  // namespace nmt

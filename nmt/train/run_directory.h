@@ -1,0 +1,71 @@
+// A training run's directory (docs/training.md, "Run directory"): one run per directory, held by a
+// lock; its step checkpoints named by step (checkpoints/step-00000500.pt and .state), `latest`
+// naming the newest complete pair, and keep-last removing only the run's own older steps.
+//   RUN_DIR/config.toml, train.log, metrics.jsonl, best.pt, attention/step-N/, train.lock
+//   RUN_DIR/checkpoints/step-N.pt, step-N.state, latest
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nmt/core/lock_file.h"
+
+namespace nmt {
+
+/// "step-00000500": the stem of step 500's checkpoint and training state.
+std::string step_stem(std::int64_t step);
+
+class RunDirectory {
+ public:
+  /// Claims `path` for one trainer: creates it and checkpoints/, takes train.lock (IoError naming
+  /// the holder if another process has it) and removes temporary files that killed writers left.
+  /// A new run (`resuming` false) refuses a directory holding another run's files: a `latest`
+  /// ("resume it, or choose another run directory"), or step files or a best.pt without one.
+  RunDirectory(const std::string& path, bool resuming);
+  ~RunDirectory();
+
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path checkpoints() const { return path_ / "checkpoints"; }
+  /// checkpoints/step-N.pt and .state of `run_dir` (also for ranks that do not hold the directory).
+  static std::string checkpoint_path(const std::string& run_dir, std::int64_t step);
+  std::string checkpoint_path(std::int64_t step) const;
+  std::string state_path(std::int64_t step) const;
+  /// attention/step-N/: the heat-maps of a validation.
+  std::string attention_dir(std::int64_t step) const;
+
+  /// Temporary files removed when the directory was claimed.
+  int stale_temporaries() const { return stale_; }
+
+  bool has_latest() const;
+  /// The stem `latest` names, checked: DataError naming `latest` when it names no step, or a step
+  /// whose .pt or .state is missing.
+  std::string latest_stem() const;
+  /// What a resume reads: the checkpoint `latest` names and its training state, as bytes (checked as
+  /// archives). ConfigError when there is no `latest` ("start without resuming"); as latest_stem.
+  struct Latest {
+    std::string stem, checkpoint_bytes, state_bytes;
+  };
+  Latest read_latest() const;
+  /// Points `latest` at `step` (written atomically; the step's files must be complete).
+  void set_latest(std::int64_t step) const;
+
+  /// On resume: this run's step files up to `step` are its own (keep-last may remove them). Step
+  /// files above it (written after `latest` was last set, by a process that then died) are left.
+  void adopt_steps_up_to(std::int64_t step);
+  /// Records `step` as written by this run, then removes this run's oldest step files until
+  /// `keep_last` remain; never `step` itself, never another run's files.
+  void keep_last(std::int64_t step, std::int64_t keep_last);
+
+ private:
+  void check_for_another_run() const;
+
+  std::filesystem::path path_;
+  std::unique_ptr<LockFile> lock_;
+  int stale_ = 0;
+  std::vector<std::int64_t> own_steps_;  // step checkpoints this run wrote, oldest first
+};
+
+}  // namespace nmt
