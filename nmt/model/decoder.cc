@@ -2,96 +2,127 @@
 
 #include <ATen/ATen.h>
 
+#include <map>
+
 #include "nmt/kernels/kernels.h"
 
 namespace nmt {
 
-DecoderImpl::DecoderImpl(const ModelConfig& config) : config_(config) {
-  const std::int64_t E = config.embedding_size, H2 = 2 * config.encoder_hidden_size, D = config.decoder_hidden_size,
-                     R = config.readout_size();
-  const bool bahdanau = config.decoder_style == DecoderStyle::bahdanau;
+DecoderImpl::DecoderImpl(const ModelConfig& config) : config_(config), layout_(DecoderLayout::of(config)) {
+  const std::int64_t H2 = 2 * config.encoder_hidden_size, D = config.decoder_hidden_size, R = config.readout_size();
   if (config.has_attention()) attention_ = register_module("attention", make_attention(config));
-  // The GRU module only holds the parameters under PyTorch's names; recur() runs the cell.
-  rnn_ = register_module("rnn", torch::nn::GRU(torch::nn::GRUOptions(bahdanau ? E + H2 : E + R, D)
+  // The GRU module only holds the parameters under PyTorch's names; the walk runs the cell.
+  rnn_ = register_module("rnn", torch::nn::GRU(torch::nn::GRUOptions(layout_.gru_input_size(), D)
                                                    .num_layers(config.decoder_layers)
                                                    .batch_first(true)));
   for (std::int64_t l = 0; l < config.decoder_layers; ++l) layers_.push_back(gru_weights(rnn_, l));
   if (config.bridge == BridgeType::linear) bridge_ = register_module("bridge", torch::nn::Linear(H2, D));
-  readout_ = register_module("readout", torch::nn::Linear(bahdanau ? D + H2 + E : H2 + D, R));
+  readout_ = register_module("readout", torch::nn::Linear(layout_.readout_size(), R));
 }
 
 at::Tensor DecoderImpl::initial_hidden(const EncoderOutput& encoded) {
-  if (!bridge_) {
-    return at::zeros({config_.decoder_layers, encoded.memory.size(0), config_.decoder_hidden_size},
-                     encoded.memory.options());
-  }
-  const at::Tensor s0 = tanh_rows(stable_linear(top_final_states(encoded), bridge_->weight, bridge_->bias));
-  return s0.unsqueeze(0).repeat({config_.decoder_layers, 1, 1}).contiguous();
+  const Product bridge = [&](const at::Tensor& x) { return stable_linear(x, bridge_->weight, bridge_->bias); };
+  return initial_decoder_state(encoded, config_.decoder_layers, config_.decoder_hidden_size, bridge_ ? &bridge : nullptr);
 }
 
-// PyTorch's GRU cell (gru_cell.h), per layer (x: the layer's input, h: its previous state), on
-//   [i_r; i_z; i_n] = W_ih x + b_ih,  [h_r; h_z; h_n] = W_hh h + b_hh.
-// For the first layer x = [e; other], so W_ih x + b_ih = (W_ih[:, :E] e + b_ih) + W_ih[:, E:] other:
-// the caller gives it.
-at::Tensor DecoderImpl::recur(const at::Tensor& first_input_gates, const at::Tensor& hidden) {
-  std::vector<at::Tensor> states;
-  states.reserve(layers_.size());
-  at::Tensor input;
-  for (std::size_t l = 0; l < layers_.size(); ++l) {
-    const GruWeights& layer = layers_[l];
-    const at::Tensor input_gates =
-        l == 0 ? first_input_gates
-               : stable_linear(at::dropout(input, config_.dropout, is_training()), layer.weight_ih, layer.bias_ih);
-    const at::Tensor h = hidden[static_cast<std::int64_t>(l)];
-    input = gru_cell(input_gates, stable_linear(h, layer.weight_hh, layer.bias_hh), h);
-    states.push_back(input);
+// Teacher forcing's products, step t at a time (set by at()). What does not depend on the
+// recurrence is made for all steps at once: the ê_{t-1} block of W_ih,0 with b_ih,0, and without
+// attention W_ih,0's context block times the fixed c (Bahdanau style).
+class DecoderImpl::Terms final : public DecoderTerms {
+ public:
+  Terms(DecoderImpl& decoder, const at::Tensor& embedded, const EncoderOutput& encoded, const at::Tensor& mask)
+      : d_(decoder), memory_(encoded.memory), mask_(mask) {
+    const DecoderLayout& layout = d_.layout_;
+    const GruWeights& first = d_.layers_.front();
+    if (d_.attention_) {
+      keys_ = d_.attention_->precompute_keys(memory_);
+    } else {
+      fixed_context_ = top_final_states(encoded);  // c [batch, 2H]
+    }
+    // unbind, not select(1, t): select's backward would allocate a zero tensor of the whole size per step.
+    embedding_gates_ =
+        stable_linear(embedded, columns(first.weight_ih, *layout.find(layout.gru_input, DecoderInput::embedding)),
+                      first.bias_ih)
+            .unbind(1);  // T x [batch, 3D]
+    const ColumnBlock* context = layout.find(layout.gru_input, DecoderInput::context);
+    const ColumnBlock* feed = layout.find(layout.gru_input, DecoderInput::feed);
+    other_block_ = columns(first.weight_ih, context != nullptr ? *context : *feed);
+    if (context != nullptr && !d_.attention_) fixed_gates_ = stable_linear(fixed_context_, other_block_);
   }
-  return at::stack(states);
+
+  void at(std::int64_t t) { t_ = static_cast<std::size_t>(t); }
+
+  AttendedContext attend(const at::Tensor& query) override {
+    if (!d_.attention_) return {at::Tensor(), fixed_context_};
+    const AttentionOutput out = d_.attention_->forward(query, keys_, memory_, mask_);
+    return {out.weights, out.context};
+  }
+
+  at::Tensor first_layer_gates(const AttendedContext* attended, const at::Tensor& feed) override {
+    const at::Tensor& gates = embedding_gates_[t_];
+    if (attended == nullptr) return gates + stable_linear(feed, other_block_);  // input feeding
+    return fixed_gates_.defined() ? gates + fixed_gates_ : gates + stable_linear(attended->context, other_block_);
+  }
+
+  at::Tensor input_gates(std::size_t layer, const at::Tensor& x) override {
+    const GruWeights& w = d_.layers_[layer];
+    return stable_linear(at::dropout(x, d_.config_.dropout, d_.is_training()), w.weight_ih, w.bias_ih);
+  }
+
+  at::Tensor hidden_gates(std::size_t layer, const at::Tensor& h) override {
+    const GruWeights& w = d_.layers_[layer];
+    return stable_linear(h, w.weight_hh, w.bias_hh);
+  }
+
+  // Read back at the next step (Luong style): made now; otherwise all steps at once, later.
+  at::Tensor readout(const at::Tensor& top, const AttendedContext& attended) override {
+    if (!d_.layout_.input_feeding()) return at::Tensor();
+    return d_.readout_of({{DecoderInput::state, top}, {DecoderInput::context, attended.context}});
+  }
+
+ private:
+  DecoderImpl& d_;
+  at::Tensor memory_, mask_, keys_, fixed_context_, other_block_, fixed_gates_;
+  std::vector<at::Tensor> embedding_gates_;
+  std::size_t t_ = 0;
+};
+
+// r = tanh(W_r x + b_r), x the inputs side by side in the layout's order (any leading shape).
+at::Tensor DecoderImpl::readout_of(const std::map<DecoderInput, at::Tensor>& inputs) const {
+  std::vector<at::Tensor> parts;
+  for (const ColumnBlock& block : layout_.readout) parts.push_back(inputs.at(block.input));
+  return tanh_rows(stable_linear(at::cat(parts, -1), readout_->weight, readout_->bias));
 }
 
 DecoderSequence DecoderImpl::forward(const at::Tensor& embedded, const EncoderOutput& encoded, const at::Tensor& mask) {
-  const std::int64_t E = config_.embedding_size, steps = embedded.size(1);
-  const at::Tensor& memory = encoded.memory;
-  const at::Tensor keys = attention_ ? attention_->precompute_keys(memory) : at::Tensor();
-  const at::Tensor fixed_context = attention_ ? at::Tensor() : top_final_states(encoded);  // c [batch, 2H]
-  // c_t and a_t at one step from the query (s_{t-1} or s_t); the fixed c without attention.
-  const auto attend = [&](const at::Tensor& query) {
-    return attention_ ? attention_->forward(query, keys, memory, mask) : AttentionOutput{fixed_context, at::Tensor()};
-  };
-  const at::Tensor W_ih = layers_.front().weight_ih;
+  const std::int64_t steps = embedded.size(1);
+  Terms terms(*this, embedded, encoded, mask);
   at::Tensor hidden = initial_hidden(encoded);
-  // unbind, not select(1, t): select's backward would allocate a zero tensor of the whole size per step.
-  const std::vector<at::Tensor> gates =
-      stable_linear(embedded, W_ih.slice(/*dim=*/1, 0, E), layers_.front().bias_ih).unbind(1);  // T x [batch, 3D]
-  const auto other_input_gates = [&](const at::Tensor& other) { return stable_linear(other, W_ih.slice(/*dim=*/1, E)); };
+  at::Tensor feed;  // r_{t-1} with input feeding, r_0 = 0
+  if (layout_.input_feeding()) feed = at::zeros({embedded.size(0), config_.readout_size()}, encoded.memory.options());
   std::vector<at::Tensor> tops, contexts, readouts, attention;
   attention.reserve(static_cast<std::size_t>(steps));
-  // [batch, tgt_len, src_len] from the steps' weights; undefined without attention.
-  const auto stacked_attention = [&] { return attention_ ? at::stack(attention, 1) : at::Tensor(); };
-  if (config_.decoder_style == DecoderStyle::bahdanau) {
-    // Without attention W_ih[:, E:] c is the same at every step: one product.
-    const at::Tensor fixed_gates = attention_ ? at::Tensor() : other_input_gates(fixed_context);
-    for (std::int64_t t = 0; t < steps; ++t) {
-      const AttentionOutput attended = attend(hidden[-1]);
-      const at::Tensor& gate = gates[static_cast<std::size_t>(t)];
-      hidden = recur(attention_ ? gate + other_input_gates(attended.context) : gate + fixed_gates, hidden);
-      tops.push_back(hidden[-1]);
-      contexts.push_back(attended.context);
-      if (attention_) attention.push_back(attended.weights);
-    }
-    // r_t = tanh(W_r [s_t; c_t; e_{t-1}] + b_r) for all steps in one product.
-    const at::Tensor readout_input = at::cat({at::stack(tops, 1), at::stack(contexts, 1), embedded}, -1);
-    return {tanh_rows(stable_linear(readout_input, readout_->weight, readout_->bias)), stacked_attention()};
-  }
-  at::Tensor feed = at::zeros({embedded.size(0), config_.readout_size()}, memory.options());  // r_0 = 0
   for (std::int64_t t = 0; t < steps; ++t) {
-    hidden = recur(gates[static_cast<std::size_t>(t)] + other_input_gates(feed), hidden);
-    const AttentionOutput attended = attend(hidden[-1]);
-    feed = tanh_rows(stable_linear(at::cat({attended.context, hidden[-1]}, -1), readout_->weight, readout_->bias));
-    readouts.push_back(feed);
-    if (attention_) attention.push_back(attended.weights);
+    terms.at(t);
+    DecoderStepOutput step = decoder_step(config_.decoder_style, terms, hidden, feed);
+    hidden = step.hidden;
+    if (attention_) attention.push_back(step.attended.weights);
+    if (step.readout.defined()) {
+      feed = step.readout;
+      readouts.push_back(step.readout);
+    } else {
+      tops.push_back(hidden[-1]);
+      contexts.push_back(step.attended.context);
+    }
   }
-  return {at::stack(readouts, 1), stacked_attention()};
+  // [batch, tgt_len, src_len] from the steps' weights; undefined without attention.
+  const at::Tensor weights = attention_ ? at::stack(attention, 1) : at::Tensor();
+  if (layout_.input_feeding()) return {at::stack(readouts, 1), weights};
+  // r_t = tanh(W_r [s_t; c_t; ê_{t-1}] + b_r) for all steps in one product.
+  return {readout_of({{DecoderInput::state, at::stack(tops, 1)},
+                      {DecoderInput::context, at::stack(contexts, 1)},
+                      {DecoderInput::embedding, embedded}}),
+          weights};
 }
 
 }  // namespace nmt

@@ -1,26 +1,26 @@
-// GRU decoder with attention, in Bahdanau or Luong style (docs/model.md, "Decoder").
-//   Bahdanau style:  a_t, c_t = attend(s_{t-1});  s_t = GRU([e_{t-1}; c_t], s_{t-1});
-//                    r_t = tanh(W_r [s_t; c_t; e_{t-1}] + b_r)
-//   Luong style:     s_t = GRU([e_{t-1}; r_{t-1}], s_{t-1})  (input feeding, r_0 = 0);
-//                    a_t, c_t = attend(s_t);  r_t = tanh(W_r [c_t; s_t] + b_r)
-// r_t (size R) is what the output layer reads; s_t is the top layer's state.
-// Without attention (attention = none, Cho et al. 2014) c_t = c = [fwd_n; bwd_1], the encoder top
-// layer's final states, at every step, and there are no weights a_t.
+// GRU decoder with attention, in Bahdanau or Luong style (docs/model.md, "Decoder"): the
+// trainable form of the equations in decoder_walk.h, whose walk it steps with its own products.
+// r_t (size R) is what the output layer reads; s_t is the top layer's state. Without attention
+// (attention = none, Cho et al. 2014) c_t = c = [fwd_n; bwd_1], the encoder top layer's final
+// states, at every step, and there are no weights a_t.
 //
-// The trainable module: forward() runs every step of teacher forcing, and moves what does not
-// depend on the recurrence out of the time loop (the e_{t-1} half of the first GRU layer's input
-// projection, and in Bahdanau style the readout, each become one matrix product over all steps).
-// Search steps the inference form instead (nmt/model/inference/), built from these parameters.
+// forward() runs every step of teacher forcing, and moves what does not depend on the recurrence
+// out of the time loop (the ê_{t-1} block of the first GRU layer's input weight and, without
+// attention, its context block; in Bahdanau style the readout, which no step reads back: each
+// becomes one matrix product over all steps). Search steps the inference form instead
+// (nmt/model/inference/), built from these parameters.
 #pragma once
 
 #include <torch/nn/module.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/rnn.h>
 
+#include <map>
 #include <memory>
 #include <vector>
 
 #include "nmt/model/attention.h"
+#include "nmt/model/decoder_walk.h"
 #include "nmt/model/encoder.h"
 #include "nmt/model/gru_cell.h"
 #include "nmt/model/model_config.h"
@@ -49,18 +49,20 @@ class DecoderImpl : public torch::nn::Module {
   const torch::nn::Linear& bridge() const { return bridge_; }
   const torch::nn::Linear& readout() const { return readout_; }
   const AttentionImpl* attention() const { return attention_.get(); }  // null without attention
+  const DecoderLayout& layout() const { return layout_; }
 
  private:
-  /// s_t for every layer from the first layer's input gates W_ih x + b_ih [batch, 3D].
-  /// Returns the new hidden [layers, batch, D].
-  at::Tensor recur(const at::Tensor& first_input_gates, const at::Tensor& hidden);
+  class Terms;  // this form's DecoderTerms (decoder.cc)
+  /// r = tanh(W_r x + b_r), x the inputs side by side in the layout's order (any leading shape).
+  at::Tensor readout_of(const std::map<DecoderInput, at::Tensor>& inputs) const;
 
   ModelConfig config_;
+  DecoderLayout layout_;
   std::shared_ptr<AttentionImpl> attention_;  // null for attention = none
-  torch::nn::GRU rnn_{nullptr};           // rnn.weight_ih_l0 ...: input E + 2H (Bahdanau) or E + R (Luong)
+  torch::nn::GRU rnn_{nullptr};           // rnn.weight_ih_l0 ...: input layout_.gru_input (E + 2H or E + R)
   std::vector<GruWeights> layers_;        // handles of rnn_'s parameters by layer (.to() and loads keep them)
   torch::nn::Linear bridge_{nullptr};     // bridge.weight [D, 2H], bridge.bias [D]; absent for the zero bridge
-  torch::nn::Linear readout_{nullptr};    // readout.weight [R, D + 2H + E] (Bahdanau) or [R, 2H + D] (Luong)
+  torch::nn::Linear readout_{nullptr};    // readout.weight [R, layout_.readout]: D + 2H + E or 2H + D
 };
 TORCH_MODULE(Decoder);
 

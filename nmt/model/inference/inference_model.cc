@@ -35,7 +35,8 @@ InferenceModel::InferenceModel(const Seq2SeqImpl& model, const c10::Device& devi
     : config_(model.config()), device_(device), encoder_(*model.encoder(), device) {
   at::NoGradGuard no_grad;  // the slices and concatenations below are copied, not trained
   source_embedding_ = snapshot(model.source_embedding()->weight, device);
-  decoder_ = InferenceDecoder::make(*model.decoder(), config_, snapshot(model.target_embedding()->weight, device), device);
+  decoder_ = std::make_unique<const InferenceDecoder>(*model.decoder(), config_,
+                                                     snapshot(model.target_embedding()->weight, device), device);
   output_ = PackedLinear(model.output()->weight(), model.output()->bias(), device);
 }
 
