@@ -1,5 +1,7 @@
 #include "apps/common/app_main.h"
 
+#include "apps/common/option_table.h"
+
 #include <spdlog/spdlog.h>
 
 #include <iostream>
@@ -13,11 +15,16 @@ namespace nmt::app {
 void add_common_options(CLI::App& app) {
   app.fallthrough();  // --log-level also after a subcommand
   app.set_version_flag("--version", "nmt " + nmt::version())->configurable(false);
-  app.add_option_function<std::string>(
-         "--log-level", [](const std::string& level) { nmt::set_log_level(nmt::parse_log_level(level)); },
-         "Log verbosity: trace, debug, info, warn, error, off")
-      ->default_str("info")
+  static nmt::LogLevel level = nmt::LogLevel::info;  // the name is applied as it is read
+  add_enum_option(app, "--log-level", level, "Log verbosity")
+      ->each([](const std::string& name) { nmt::set_log_level(nmt::parse_enum<nmt::LogLevel>(name)); })
       ->configurable(false);
+}
+
+std::string usage_error_message(const std::string& cli11_message) {
+  const std::string unknown = "INI was not able to parse ";
+  if (cli11_message.rfind(unknown, 0) == 0) return "configuration: unknown key '" + cli11_message.substr(unknown.size()) + "'";
+  return cli11_message;
 }
 
 int run(CLI::App& app, int argc, char** argv, const std::function<void()>& body) {
@@ -25,11 +32,7 @@ int run(CLI::App& app, int argc, char** argv, const std::function<void()>& body)
     nmt::set_log_level(nmt::LogLevel::info);
     app.parse(argc, argv);
   } catch (const CLI::ConfigError& e) {
-    // CLI11 says "INI was not able to parse train.max-step" for an unknown key.
-    std::string message = e.what();
-    const std::string unknown = "INI was not able to parse ";
-    if (message.rfind(unknown, 0) == 0) message = "configuration: unknown key '" + message.substr(unknown.size()) + "'";
-    spdlog::error("{} (see --help for the options)", message);
+    spdlog::error("{} (see --help for the options)", usage_error_message(e.what()));
     return 2;
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version

@@ -14,4 +14,13 @@ std::string first_line(const std::exception& error) {
   return text.substr(0, text.find('\n'));
 }
 
+std::string torch_error_reason(const std::exception& error) {
+  std::string what = first_line(error);
+  if (what.rfind("[enforce fail at ", 0) == 0 && what.find("] ") != std::string::npos) {
+    what = what.substr(what.find("] ") + 2);
+    if (what.find(". ") != std::string::npos) what = what.substr(what.find(". ") + 2);
+  }
+  return what;
+}
+
 }  // namespace nmt

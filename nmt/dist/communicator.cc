@@ -161,9 +161,23 @@ void Communicator::PendingSum::finish() {
 
 Communicator::~Communicator() = default;
 
-std::unique_ptr<Communicator> Communicator::connect(const RankInfo& place, DistBackend backend, c10::Device device,
-                                                    double timeout_s) {
-  // NCCL needs a GPU of its own per rank; ranks that share one talk through Gloo.
+StoreServerFailure classify_store_server_failure(const std::string& message) {
+  // c10d's TCPStore server, LibTorch 1.13 to 2.6: "... address already in use", "... failed to
+  // listen ...", and "... Timed out waiting ..." / "... timeout ..." when ranks are missing.
+  if (message.find("in use") != std::string::npos || message.find("listen") != std::string::npos) {
+    return StoreServerFailure::port_in_use;
+  }
+  if (message.find("imed out") != std::string::npos || message.find("imeout") != std::string::npos) {
+    return StoreServerFailure::ranks_missing;
+  }
+  return StoreServerFailure::other;
+}
+
+namespace {
+
+// The backend a rank uses: NCCL needs a GPU of its own per rank; ranks that share one talk
+// through Gloo. Throws DistError for a backend this LibTorch or this device cannot give.
+DistBackend choose_backend(const RankInfo& place, DistBackend backend, const c10::Device& device) {
   const int gpus = device.is_cuda() ? static_cast<int>(torch::cuda::device_count()) : 0;
   const bool gpus_shared = device.is_cuda() && place.local_world_size > gpus;
   if (backend == DistBackend::automatic) {
@@ -182,12 +196,85 @@ std::unique_ptr<Communicator> Communicator::connect(const RankInfo& place, DistB
                     " ranks on this machine, " + std::to_string(gpus) + " GPU(s); use dist.backend gloo");
   }
   if (!dist_backend_available(backend)) {
-    throw DistError("dist.backend " + to_string(backend) +
+    throw DistError("dist.backend " + name_of(backend) +
                     " is not in this LibTorch (NCCL comes with CUDA builds of LibTorch); use dist.backend gloo");
   }
   if (backend == DistBackend::nccl && !device.is_cuda()) {
     throw DistError("dist.backend nccl needs a CUDA device, got device " + device.str() + "; use dist.backend gloo");
   }
+  return backend;
+}
+
+// The rendezvous: rank 0 serves the store (unless torchrun's agent does), the others connect; all
+// wait until every rank has come (at most `timeout`).
+c10::intrusive_ptr<c10d::Store> open_store(const RankInfo& place, Milliseconds timeout) {
+  const std::string master = place.master_addr + ":" + std::to_string(place.master_port);
+  c10d::TCPStoreOptions options;
+  options.port = static_cast<std::uint16_t>(place.master_port);
+  options.isServer = place.rank == 0 && !agent_serves_store();
+  options.numWorkers = static_cast<std::size_t>(place.world_size);
+  options.waitWorkers = true;
+  options.timeout = timeout;
+  use_classic_store_server(options, 0);
+  try {
+    return c10::make_intrusive<c10d::TCPStore>(place.master_addr, options);
+  } catch (const std::exception& e) {
+    const std::string reason = reason_of(e);
+    const std::string seconds = std::to_string(timeout.count() / 1000);
+    if (!options.isServer) {
+      throw DistError("rank " + std::to_string(place.rank) + " cannot reach the master " + master + " within " +
+                      seconds + " s (check dist.master-addr and dist.master-port): " + reason);
+    }
+    switch (classify_store_server_failure(reason)) {
+      case StoreServerFailure::ranks_missing:
+        throw DistError("rank 0: not every one of the " + std::to_string(place.world_size) + " ranks reached " +
+                        master + " within " + seconds + " s: " + reason);
+      case StoreServerFailure::port_in_use:
+        throw DistError("rank 0 cannot serve the rendezvous on " + master + " (dist.master-port is in use?): " + reason);
+      default:
+        throw DistError("rank 0 cannot serve the rendezvous on " + master + ": " + reason);
+    }
+  }
+}
+
+}  // namespace
+
+// The process group over the store, under this group's prefix: Gloo on the interface peers reach
+// (GLOO_SOCKET_IFNAME's, the loopback for a one-machine group, else the address this machine's
+// name resolves to: docs/distributed.md), or NCCL.
+void Communicator::join_process_group(DistBackend backend) {
+  Impl& impl = *impl_;
+  const std::string master = impl.place.master_addr + ":" + std::to_string(impl.place.master_port);
+  auto prefixed = c10::make_intrusive<c10d::PrefixStore>(impl.key_prefix + "/" + backend_name_, impl.store);
+  try {
+    if (backend == DistBackend::gloo) {
+      auto options = c10d::ProcessGroupGloo::Options::create(impl.timeout);
+      const char* interface = std::getenv("GLOO_SOCKET_IFNAME");
+      if (interface != nullptr && *interface != '\0') {
+        options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(interface));
+      } else if (is_loopback(impl.place.master_addr)) {
+        options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+      } else {
+        options->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
+      }
+      options->threads = 2;
+      impl.gloo = c10::make_intrusive<c10d::ProcessGroupGloo>(prefixed, rank_, world_size_, options);
+    } else {
+#ifdef NMT_HAVE_NCCL
+      auto options = c10d::ProcessGroupNCCL::Options::create();
+      options->timeout = impl.timeout;
+      impl.nccl = c10::make_intrusive<c10d::ProcessGroupNCCL>(prefixed, rank_, world_size_, options);
+#endif
+    }
+  } catch (const std::exception& e) {
+    throw DistError("rank " + std::to_string(rank_) + " could not join the " + backend_name_ + " group at " + master +
+                    ": " + reason_of(e));
+  }
+}
+
+std::unique_ptr<Communicator> Communicator::connect(const RankInfo& place, DistBackend backend, c10::Device device,
+                                                    double timeout_s) {
+  backend = choose_backend(place, backend, device);
   std::unique_ptr<Communicator> comm(new Communicator());
   comm->impl_ = std::make_unique<Impl>();
   Impl& impl = *comm->impl_;
@@ -196,70 +283,19 @@ std::unique_ptr<Communicator> Communicator::connect(const RankInfo& place, DistB
   impl.timeout = Milliseconds(static_cast<std::int64_t>(timeout_s * 1000));
   comm->rank_ = place.rank;
   comm->world_size_ = place.world_size;
-  comm->backend_name_ = to_string(backend);
-  const std::string master = place.master_addr + ":" + std::to_string(place.master_port);
-
-  c10d::TCPStoreOptions store_options;
-  store_options.port = static_cast<std::uint16_t>(place.master_port);
-  store_options.isServer = place.rank == 0 && !agent_serves_store();
-  store_options.numWorkers = static_cast<std::size_t>(place.world_size);
-  store_options.waitWorkers = true;
-  store_options.timeout = impl.timeout;
-  use_classic_store_server(store_options, 0);
-  try {
-    impl.store = c10::make_intrusive<c10d::TCPStore>(place.master_addr, store_options);
-  } catch (const std::exception& e) {
-    const std::string reason = reason_of(e);
-    if (store_options.isServer) {
-      const bool in_use = reason.find("in use") != std::string::npos || reason.find("listen") != std::string::npos;
-      const bool late = reason.find("imed out") != std::string::npos || reason.find("imeout") != std::string::npos;
-      if (late && !in_use) {
-        throw DistError("rank 0: not every one of the " + std::to_string(place.world_size) + " ranks reached " + master +
-                        " within " + std::to_string(impl.timeout.count() / 1000) + " s: " + reason);
-      }
-      throw DistError("rank 0 cannot serve the rendezvous on " + master + (in_use ? " (dist.master-port is in use?)" : "") +
-                      ": " + reason);
-    }
-    throw DistError("rank " + std::to_string(place.rank) + " cannot reach the master " + master + " within " +
-                    std::to_string(impl.timeout.count() / 1000) + " s (check dist.master-addr and dist.master-port): " +
-                    reason);
-  }
+  comm->backend_name_ = name_of(backend);
+  impl.store = open_store(place, impl.timeout);
   // A launcher's run id (torchrun, and nmt's own supervisor, set it) keeps groups apart that reach
   // one store by mistake: they wait for keys that never come and fail within the timeout.
   const char* run_id = std::getenv("TORCHELASTIC_RUN_ID");
   impl.key_prefix = "nmt/" + std::string(run_id != nullptr ? run_id : "");
-  auto prefixed = c10::make_intrusive<c10d::PrefixStore>(impl.key_prefix + "/" + comm->backend_name_, impl.store);
-  try {
-    if (backend == DistBackend::gloo) {
-      auto options = c10d::ProcessGroupGloo::Options::create(impl.timeout);
-      // Where peers reach this rank: GLOO_SOCKET_IFNAME's interface, the loopback for a
-      // one-machine group, else the address this machine's name resolves to (docs/distributed.md).
-      const char* interface = std::getenv("GLOO_SOCKET_IFNAME");
-      if (interface != nullptr && *interface != '\0') {
-        options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(interface));
-      } else if (is_loopback(place.master_addr)) {
-        options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
-      } else {
-        options->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
-      }
-      options->threads = 2;
-      impl.gloo = c10::make_intrusive<c10d::ProcessGroupGloo>(prefixed, place.rank, place.world_size, options);
-    } else {
-#ifdef NMT_HAVE_NCCL
-      auto options = c10d::ProcessGroupNCCL::Options::create();
-      options->timeout = impl.timeout;
-      impl.nccl = c10::make_intrusive<c10d::ProcessGroupNCCL>(prefixed, place.rank, place.world_size, options);
-#endif
-    }
-  } catch (const std::exception& e) {
-    throw DistError("rank " + std::to_string(place.rank) + " could not join the " + comm->backend_name_ + " group at " +
-                    master + ": " + reason_of(e));
-  }
+  comm->join_process_group(backend);
   try {
     impl.heartbeat = std::make_unique<Heartbeat>(store_client(place, Milliseconds(3000)),
                                                  impl.key_prefix + "/beat/" + std::to_string(place.rank));
   } catch (const std::exception& e) {
-    throw DistError("rank " + std::to_string(place.rank) + " lost the store at " + master + ": " + reason_of(e));
+    throw DistError("rank " + std::to_string(place.rank) + " lost the store at " + place.master_addr + ":" +
+                    std::to_string(place.master_port) + ": " + reason_of(e));
   }
   // One collective before anything else: every rank is connected to every other one.
   comm->barrier("joining the group");

@@ -3,7 +3,7 @@
 //
 // Every collective is bounded by the group's timeout; a failure (a rank died, hung, or the
 // network broke) becomes one DistError naming the ranks that no longer answer, found by a short
-// roll call through the store (docs/distributed.md, "When a rank fails").
+// roll call through the store (docs/distributed.md, "Stopping and failures").
 #pragma once
 
 #include <ATen/ATen.h>
@@ -27,6 +27,11 @@ class DistError : public Error {
 
 /// Whether this LibTorch has the backend (NCCL exists only in CUDA builds with c10d NCCL).
 bool dist_backend_available(DistBackend backend);
+
+/// Why c10d's TCPStore server could not start, from its message: the one place that reads c10d's
+/// English (tests/dist/communicator_test.cc pins it to the LibTorch we build with).
+enum class StoreServerFailure { port_in_use, ranks_missing, other };
+StoreServerFailure classify_store_server_failure(const std::string& message);
 
 class Communicator {
  public:
@@ -75,6 +80,7 @@ class Communicator {
 
  private:
   Communicator() = default;
+  void join_process_group(DistBackend backend);
   struct Impl;
   std::unique_ptr<Impl> impl_;
   int rank_ = 0, world_size_ = 1;

@@ -6,7 +6,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -14,15 +13,13 @@
 #include <thread>
 
 #include "nmt/core/error.h"
+#include "nmt/core/log.h"
+#include "nmt/core/signal_guard.h"
 
 extern char** environ;
-#include "nmt/core/log.h"
 
 namespace nmt {
 namespace {
-
-std::atomic<int> g_forward_signal{0};
-extern "C" void on_supervisor_signal(int signal) { g_forward_signal.store(signal); }
 
 struct Child {
   int rank = 0;
@@ -115,24 +112,19 @@ int find_free_port() {
   return ntohs(address.sin_port);
 }
 
-int supervise_local_ranks(const DistOptions& options, const RankInfo& first, const std::vector<std::string>& arguments,
-                          double grace_s) {
-  struct sigaction action {}, old_int {}, old_term {};
-  action.sa_handler = on_supervisor_signal;
-  sigemptyset(&action.sa_mask);
-  g_forward_signal.store(0);
-  sigaction(SIGINT, &action, &old_int);
-  sigaction(SIGTERM, &action, &old_term);
+namespace {
 
-  std::vector<Child> children;
-  RankInfo group = first;
-  if (group.master_port == 0) group.master_port = find_free_port();
+// The ranks of this machine started as children; on a failure to start one, the ones already
+// started are killed (they would wait for it until the timeout) and the error goes on.
+std::vector<Child> start_local_ranks(const DistOptions& options, const RankInfo& group,
+                                     const std::vector<std::string>& arguments) {
   // Names this group's keys in the store, so that ranks that reach another group's store (a port
   // taken by another run) wait for keys that never come and fail within the timeout.
   const std::string group_id = std::to_string(getpid()) + "-" +
                                std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
   log().info("starting ranks {}..{} of {} on this machine (rendezvous {}:{})", group.rank,
              group.rank + options.nproc_per_node - 1, group.world_size, group.master_addr, group.master_port);
+  std::vector<Child> children;
   for (int local = 0; local < options.nproc_per_node; ++local) {
     RankInfo rank = group;
     rank.rank = group.rank + local;
@@ -142,32 +134,46 @@ int supervise_local_ranks(const DistOptions& options, const RankInfo& first, con
     child.rank = rank.rank;
     try {
       child.pid = start_rank(rank, options, arguments, group_id);
-    } catch (...) {  // the ranks already started would wait for this one until the timeout
+    } catch (...) {
       for (const Child& c : children) {
         kill(c.pid, SIGKILL);
         waitpid(c.pid, nullptr, 0);
       }
-      sigaction(SIGINT, &old_int, nullptr);
-      sigaction(SIGTERM, &old_term, nullptr);
       throw;
     }
     child.running = true;
     children.push_back(child);
   }
+  return children;
+}
 
-  int result = 0;
-  bool forwarded[NSIG] = {};
-  bool failed = false;
-  auto deadline = std::chrono::steady_clock::time_point::max();
-  for (;;) {
-    if (const int signal = g_forward_signal.exchange(0); signal != 0) {
-      forwarded[signal] = true;
-      for (const Child& c : children) {
-        if (c.running) kill(c.pid, signal);
-      }
+// Waits for the children: passes SIGINT and SIGTERM on, and after the first failure stops the
+// others (SIGTERM, then SIGKILL after grace_s). Returns the exit status (see supervise_local_ranks).
+class RankWatch {
+ public:
+  RankWatch(std::vector<Child> children, double grace_s) : children_(std::move(children)), grace_s_(grace_s) {}
+
+  int run(SignalGuard& signals) {
+    for (;;) {
+      if (const int signal = signals.take(); signal != 0) forward(signal);
+      if (reap() == 0) return result_;
+      if (std::chrono::steady_clock::now() >= deadline_) kill_stragglers();
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
+  }
+
+ private:
+  void forward(int signal) {
+    forwarded_[signal] = true;
+    for (const Child& c : children_) {
+      if (c.running) kill(c.pid, signal);
+    }
+  }
+
+  // Collects the children that ended; returns how many still run.
+  int reap() {
     int running = 0;
-    for (Child& c : children) {
+    for (Child& c : children_) {
       if (!c.running) continue;
       int status = 0;
       const pid_t done = waitpid(c.pid, &status, WNOHANG);
@@ -177,41 +183,57 @@ int supervise_local_ranks(const DistOptions& options, const RankInfo& first, con
       }
       c.running = false;
       c.status = done < 0 ? 1 : shell_status(status);  // ECHILD: someone else reaped it
-      const bool asked = c.status > 128 && c.status - 128 < NSIG && forwarded[c.status - 128];
-      if (asked) {  // stopped as asked, with a checkpoint
-        if (result == 0) result = c.status;
-      } else if (c.status != 0 && !failed) {
-        // The others learn of it in their next collective, except a rank still waiting for the
-        // group to form: SIGTERM ends that one at once and makes a training one stop at its next
-        // step, where the lost rank fails the collective with an error naming it.
-        failed = true;
-        result = c.status;
-        log().error("rank {} (pid {}) {}; stopping the other ranks", c.rank, c.pid, describe(status));
-        for (const Child& other : children) {
-          if (other.running) kill(other.pid, SIGTERM);
-        }
-        deadline = std::chrono::steady_clock::now() +
-                   std::chrono::milliseconds(static_cast<std::int64_t>(grace_s * 1000));
-      } else if (c.status != 0) {
-        log().debug("rank {} (pid {}) {}", c.rank, c.pid, describe(status));
-      }
+      ended(c, status);
     }
-    if (running == 0) break;
-    const auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) {
-      for (const Child& c : children) {
-        if (c.running) {
-              log().error("rank {} (pid {}) did not stop within {:.0f} s of the failure: killing it", c.rank, c.pid, grace_s);
-          kill(c.pid, SIGKILL);
-        }
-      }
-      deadline = std::chrono::steady_clock::time_point::max();
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    return running;
   }
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
-  return result;
+
+  void ended(const Child& c, int wait_status) {
+    const bool asked = c.status > 128 && c.status - 128 < NSIG && forwarded_[c.status - 128];
+    if (asked) {  // stopped as asked, with a checkpoint
+      if (result_ == 0) result_ = c.status;
+    } else if (c.status != 0 && !failed_) {
+      // The others learn of it in their next collective, except a rank still waiting for the
+      // group to form: SIGTERM ends that one at once and makes a training one stop at its next
+      // step, where the lost rank fails the collective with an error naming it.
+      failed_ = true;
+      result_ = c.status;
+      log().error("rank {} (pid {}) {}; stopping the other ranks", c.rank, c.pid, describe(wait_status));
+      for (const Child& other : children_) {
+        if (other.running) kill(other.pid, SIGTERM);
+      }
+      deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<std::int64_t>(grace_s_ * 1000));
+    } else if (c.status != 0) {
+      log().debug("rank {} (pid {}) {}", c.rank, c.pid, describe(wait_status));
+    }
+  }
+
+  void kill_stragglers() {
+    for (const Child& c : children_) {
+      if (!c.running) continue;
+      log().error("rank {} (pid {}) did not stop within {:.0f} s of the failure: killing it", c.rank, c.pid, grace_s_);
+      kill(c.pid, SIGKILL);
+    }
+    deadline_ = std::chrono::steady_clock::time_point::max();
+  }
+
+  std::vector<Child> children_;
+  double grace_s_;
+  int result_ = 0;
+  bool forwarded_[NSIG] = {};
+  bool failed_ = false;
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
+};
+
+}  // namespace
+
+int supervise_local_ranks(const DistOptions& options, const RankInfo& first, const std::vector<std::string>& arguments,
+                          double grace_s) {
+  SignalGuard signals;  // SIGINT and SIGTERM go to the ranks; the handlers come back on every way out
+  RankInfo group = first;
+  if (group.master_port == 0) group.master_port = find_free_port();
+  RankWatch watch(start_local_ranks(options, group, arguments), grace_s);
+  return watch.run(signals);
 }
 
 }  // namespace nmt

@@ -22,12 +22,7 @@ Seq2SeqImpl::Seq2SeqImpl(const ModelConfig& config) : config_(config) {
   try {
     build();
   } catch (const c10::Error& e) {  // e.g. "DefaultCPUAllocator: not enough memory: you tried to allocate N bytes"
-    std::string what = first_line(e);
-    // "[enforce fail at alloc_cpu.cpp:75] err == 0. DefaultCPUAllocator: ...": keep what it says.
-    if (what.rfind("[enforce fail at ", 0) == 0 && what.find("] ") != std::string::npos) {
-      what = what.substr(what.find("] ") + 2);
-      if (what.find(". ") != std::string::npos) what = what.substr(what.find(". ") + 2);
-    }
+    const std::string what = torch_error_reason(e);
     throw ConfigError("cannot build the model (embedding-size " + std::to_string(config_.embedding_size) +
                       ", encoder-hidden-size " + std::to_string(config_.encoder_hidden_size) + ", decoder-hidden-size " +
                       std::to_string(config_.decoder_hidden_size) + ", vocabularies " +

@@ -165,12 +165,35 @@ TEST(Communicator, NcclSumsAcrossTwoGpus) {
   sums_cuda_tensors(DistBackend::nccl, [](int rank) { return c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(rank)); });
 }
 
+// c10d's own words for a port in use are read (classify_store_server_failure): pinned here to the
+// LibTorch we build with.
 TEST(Communicator, APortInUseIsOneLineNamingIt) {
   BoundPort busy(/*listen_on_it=*/true);
   const auto start = Clock::now();
   EXPECT_THROW_WITH(Communicator::connect(place(0, 2, busy.port()), DistBackend::gloo, c10::Device(c10::kCPU), 5),
-                    DistError, "rank 0 cannot serve the rendezvous on 127.0.0.1:" + std::to_string(busy.port()));
+                    DistError,
+                    "rank 0 cannot serve the rendezvous on 127.0.0.1:" + std::to_string(busy.port()) +
+                        " (dist.master-port is in use?)");
   EXPECT_LT(Clock::now() - start, std::chrono::seconds(30));
+}
+
+// Ranks that never come: LibTorch 1.13's store server does not wait for them and Gloo's join
+// times out; a store server that waits reports a timeout (classified as ranks_missing). Either
+// way one line naming the rendezvous, within the timeout, never "port in use".
+TEST(Communicator, RanksThatNeverComeAreOneLineWithinTheTimeoutAndNotAPortInUse) {
+  const int port = free_port();
+  const auto start = Clock::now();
+  try {
+    Communicator::connect(place(0, 2, port), DistBackend::gloo, c10::Device(c10::kCPU), 2);
+    ADD_FAILURE() << "a group of 2 formed with one rank";
+  } catch (const DistError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("127.0.0.1:" + std::to_string(port)), std::string::npos) << message;
+    EXPECT_EQ(message.find("in use"), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(20));
+  EXPECT_EQ(classify_store_server_failure("something else"), StoreServerFailure::other);
 }
 
 TEST(Communicator, AnUnreachableMasterIsNamedWithinTheTimeout) {
