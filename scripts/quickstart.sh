@@ -56,7 +56,7 @@ for split in train dev test; do
 done
 
 step "5/6 train the quick-start model (configs/quickstart.toml) for $steps steps"
-# Measured on an idle 2-core machine (docs/benchmarks.md, "The quick start"): 0.33 s a step.
+# Measured on an idle 2-core machine (docs/benchmarks.md, "The quick start's model"): 0.33 s a step.
 echo "estimate: about $(( (steps * 33 / 100 + 30) / 60 )) minutes on an idle 2-core machine, longer on a busy one" \
   "(nmt-train prints its own eta every 100 steps)"
 # The quick start has the machine to itself: a BLAS thread per core is the fastest one-process

@@ -1,4 +1,4 @@
-// Whole-file reads and safe writes of output files (docs/architecture.md, "Output files").
+// Whole-file reads and safe writes of output files (docs/reliability.md, "Output files").
 //
 // An output path is written according to what is there when writing starts:
 // - nothing, or a regular file: a temporary file beside it is written, fsync'ed and renamed over the

@@ -24,7 +24,7 @@ done
 grep -qE '^\./usr/lib/.*libnmt\.so\.0\.1$' "$work/runtime.files" && pass || fail "nmt lacks libnmt.so.0.1"
 grep -q '^\./usr/share/nmt/configs/bible-es-en.toml$' "$work/runtime.files" && pass || fail "nmt lacks the configs"
 grep -qE 'include|cmake/|libnmt\.so$' "$work/runtime.files" && fail "nmt carries development files" || pass
-grep -q '^\./usr/include/nmt/search/translator.h$' "$work/dev.files" && pass || fail "nmt-dev lacks the headers"
+grep -q '^\./usr/include/nmt/translate/translator.h$' "$work/dev.files" && pass || fail "nmt-dev lacks the headers"
 grep -qE '^\./usr/lib/.*cmake/nmt/nmtConfig\.cmake$' "$work/dev.files" && pass || fail "nmt-dev lacks nmtConfig.cmake"
 grep -qE '^\./usr/lib/.*/?libnmt\.so$' "$work/dev.files" && pass || fail "nmt-dev lacks the libnmt.so link"
 grep -qE 'sentencepiece|spm_|\.a$|/log\.h$' "$work/runtime.files" "$work/dev.files" &&
