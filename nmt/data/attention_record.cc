@@ -22,23 +22,33 @@ std::vector<std::string> string_array(const nlohmann::json& object, const char* 
   return out;
 }
 
-std::vector<double> checked_row(const nlohmann::json& row, std::size_t columns, const std::string& where) {
-  if (!row.is_array() || row.size() != columns) {
-    throw DataError(where + ": " + std::to_string(row.is_array() ? row.size() : 0) + " weights for " +
-                    std::to_string(columns) + " source tokens");
+void check_row_size(std::size_t size, std::size_t columns, const std::string& where) {
+  if (size != columns) {
+    throw DataError(where + ": " + std::to_string(size) + " weights for " + std::to_string(columns) + " source tokens");
   }
-  std::vector<double> out;
+}
+
+// A row of weights: each in [0, 1], the sum 1 (within the rounding of what is written).
+void check_row(const std::vector<double>& row, std::size_t columns, const std::string& where) {
+  check_row_size(row.size(), columns, where);
   double sum = 0;
-  for (const auto& value : row) {
-    if (!value.is_number()) throw DataError(where + ": a weight that is not a number");
-    const double w = value.get<double>();
+  for (const double w : row) {
     if (!(w >= 0 && w <= 1)) throw DataError(where + ": weight " + std::to_string(w) + " outside [0, 1]");
-    out.push_back(w);
     sum += w;
   }
   // Weights are written rounded to 1e-6: a row of n sums to 1 within n * 5e-7.
-  const double tolerance = std::max(1e-3, 6e-7 * static_cast<double>(out.size()));
+  const double tolerance = std::max(1e-3, 6e-7 * static_cast<double>(row.size()));
   if (!(std::abs(sum - 1) <= tolerance)) throw DataError(where + ": weights sum to " + std::to_string(sum) + ", not 1");
+}
+
+std::vector<double> checked_row(const nlohmann::json& row, std::size_t columns, const std::string& where) {
+  check_row_size(row.is_array() ? row.size() : 0, columns, where);
+  std::vector<double> out;
+  for (const auto& value : row) {
+    if (!value.is_number()) throw DataError(where + ": a weight that is not a number");
+    out.push_back(value.get<double>());
+  }
+  check_row(out, columns, where);
   return out;
 }
 
@@ -83,6 +93,16 @@ AttentionRecord AttentionRecord::from_json(const std::string& line, const std::s
     record.weights.push_back(checked_row(rows[t], record.source.size(), where + ", row " + std::to_string(t + 1)));
   }
   return record;
+}
+
+void AttentionRecord::check(const std::string& where) const {
+  if (weights.size() != target.size()) {
+    throw DataError(where + ": " + std::to_string(weights.size()) + " attention rows for " +
+                    std::to_string(target.size()) + " target tokens");
+  }
+  for (std::size_t t = 0; t < weights.size(); ++t) {
+    check_row(weights[t], source.size(), where + ", row " + std::to_string(t + 1));
+  }
 }
 
 std::vector<std::size_t> hard_alignment(const std::vector<std::vector<double>>& weights, std::size_t columns) {

@@ -29,6 +29,11 @@ struct AttentionRecord {
   /// mistyped field, a row count other than the target's, a row length other than the source's, a
   /// weight outside [0, 1] or a row whose sum is not 1 (within 1e-3, or the rounding of a long row).
   static AttentionRecord from_json(const std::string& line, const std::string& where);
+
+  /// The checks from_json makes of the numbers, on a record in memory: as many rows as target
+  /// pieces (or none), each as long as the source, weights in [0, 1] summing to 1. DataError
+  /// prefixed with `where`.
+  void check(const std::string& where) const;
 };
 
 /// A weight as written: rounded to 6 decimals.

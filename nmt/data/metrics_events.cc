@@ -33,6 +33,18 @@ std::int64_t step_of(const nlohmann::json& event, const std::string& where) {
   return static_cast<std::int64_t>(step);
 }
 
+// The fields both events have: step, epoch, target tokens, loss and perplexity.
+template <class Event>
+Event with_common_fields(const nlohmann::json& event, const std::string& where) {
+  Event e;
+  e.step = step_of(event, where);
+  e.epoch = count(event, "epoch").value_or(0);
+  e.target_tokens = count(event, "target_tokens");
+  e.loss = number(event, "loss", where);
+  e.ppl = number(event, "ppl", where);
+  return e;
+}
+
 }  // namespace
 
 std::string to_json(const TrainEvent& e) {
@@ -57,7 +69,13 @@ MetricsHistory read_metrics_events(const std::string& path) {
   std::map<std::int64_t, ValidEvent> valid;
   MetricsHistory history;
   std::string line;
-  while (in.next(line)) {
+  for (;;) {
+    try {
+      if (!in.next(line)) break;
+    } catch (const DataError&) {  // NUL bytes or bad UTF-8: what a crash can leave at a file's end
+      ++history.skipped_lines;
+      continue;
+    }
     const std::string where = path + " line " + std::to_string(in.line_number());
     if (line.empty()) continue;
     nlohmann::json event;
@@ -72,12 +90,7 @@ MetricsHistory read_metrics_events(const std::string& path) {
     }
     const std::string kind = event["event"].get<std::string>();
     if (kind == "train") {
-      TrainEvent e;
-      e.step = step_of(event, where);
-      e.epoch = count(event, "epoch").value_or(0);
-      e.target_tokens = count(event, "target_tokens");
-      e.loss = number(event, "loss", where);
-      e.ppl = number(event, "ppl", where);
+      auto e = with_common_fields<TrainEvent>(event, where);
       e.lr = number(event, "lr", where, false);
       e.grad_norm = number(event, "grad_norm", where, false);
       e.tokens_per_s = number(event, "tokens_per_s", where, false);
@@ -85,12 +98,7 @@ MetricsHistory read_metrics_events(const std::string& path) {
       if (event.contains("sync_s")) e.sync_s = number(event, "sync_s", where, false);
       train[e.step] = e;  // a resumed run's repeat replaces the earlier one
     } else if (kind == "valid") {
-      ValidEvent e;
-      e.step = step_of(event, where);
-      e.epoch = count(event, "epoch").value_or(0);
-      e.target_tokens = count(event, "target_tokens");
-      e.loss = number(event, "loss", where);
-      e.ppl = number(event, "ppl", where);
+      auto e = with_common_fields<ValidEvent>(event, where);
       e.bleu = number(event, "bleu", where, false);
       e.best = event.contains("best") && event["best"].is_boolean() && event["best"].get<bool>();
       e.seconds = number(event, "seconds", where, false);

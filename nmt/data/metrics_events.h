@@ -49,13 +49,13 @@ std::string to_json(const ValidEvent& event);
 struct MetricsHistory {
   std::vector<TrainEvent> train;
   std::vector<ValidEvent> valid;
-  std::size_t skipped_lines = 0;  // lines that are not JSON: cut short by a killed run
+  std::size_t skipped_lines = 0;  // lines that are not JSON or not text: cut short by a killed run
 };
 
 /// Reads a metrics file (with TextLineReader). Lines of other events are skipped, and so are lines
-/// that are not JSON (counted); a train or valid event without its step, loss or perplexity is a
-/// DataError naming the file and line (null, a non-finite value, reads as NaN). Throws IoError
-/// when the file cannot be read.
+/// that are not JSON or not UTF-8 text (NUL bytes a crash left: counted); a train or valid event
+/// without its step, loss or perplexity is a DataError naming the file and line (null, a
+/// non-finite value, reads as NaN). Throws IoError when the file cannot be read.
 MetricsHistory read_metrics_events(const std::string& path);
 
 }  // namespace nmt

@@ -45,6 +45,13 @@ TEST(AttentionRecord, JsonFormIsPinnedAndReadsBack) {
                                                "f line 2"),
                     DataError, "f line 2, row 1: weights sum to 0.5");
   EXPECT_THROW_WITH(AttentionRecord::from_json("[1]", "f line 3"), DataError, "f line 3: not a JSON object");
+  // The same checks on a record in memory (training's heat-maps read no file).
+  record.check("example 1");
+  AttentionRecord broken = record;
+  broken.weights[1][0] = std::nan("");
+  EXPECT_THROW_WITH(broken.check("example 1"), DataError, "example 1, row 2: weight nan outside [0, 1]");
+  broken.weights.pop_back();
+  EXPECT_THROW_WITH(broken.check("example 1"), DataError, "example 1: 1 attention rows for 2 target tokens");
 }
 
 TEST(AttentionRecord, HardAlignmentTakesTheFirstLargestAmongTheColumnsAsked) {
@@ -98,6 +105,14 @@ TEST(MetricsEvents, JsonFormIsPinnedAndReadsBack) {
   ASSERT_EQ(history.valid.size(), 1u);
   EXPECT_TRUE(std::isnan(history.valid[0].bleu));
   EXPECT_TRUE(history.valid[0].best);
+
+  // A crash can leave NUL bytes (or half a UTF-8 character) where the last line was; the resumed
+  // run appends after them.
+  test::write_text(dir.path("crash.jsonl"), to_json(train) + "\n" + std::string(12, '\0') + "\n\xC3\n" + to_json(valid) + "\n");
+  const MetricsHistory after_crash = read_metrics_events(dir.path("crash.jsonl"));
+  EXPECT_EQ(after_crash.skipped_lines, 2u);
+  EXPECT_EQ(after_crash.train.size(), 1u);
+  EXPECT_EQ(after_crash.valid.size(), 1u);
 
   test::write_text(dir.path("bad.jsonl"), "{\"event\":\"valid\",\"step\":5,\"ppl\":3}\n");
   EXPECT_THROW_WITH(read_metrics_events(dir.path("bad.jsonl")), DataError, "bad.jsonl line 1", "without \"loss\"");
