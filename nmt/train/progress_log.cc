@@ -22,7 +22,7 @@ void ProgressLog::Interval::add(const StepNumbers& step) {
 }
 
 ProgressLog::ProgressLog(const TrainConfig& config, std::unique_ptr<MetricsLog> metrics)
-    : config_(config), metrics_(std::move(metrics)), clock_start_(std::chrono::steady_clock::now()) {}
+    : limits_(config.train), metrics_(std::move(metrics)), clock_start_(std::chrono::steady_clock::now()) {}
 
 ProgressLog::~ProgressLog() = default;
 
@@ -40,12 +40,12 @@ double ProgressLog::elapsed() const {
 
 double ProgressLog::eta(std::int64_t step, double now) const {
   double eta = -1;
-  if (config_.train.max_steps > 0) {
+  if (limits_.max_steps > 0) {
     eta = (now - elapsed_before_) / static_cast<double>(step - first_step_) *
-          static_cast<double>(config_.train.max_steps - step);
+          static_cast<double>(limits_.max_steps - step);
   }
-  if (config_.train.max_minutes > 0) {
-    const double left = config_.train.max_minutes * 60 - now;
+  if (limits_.max_minutes > 0) {
+    const double left = limits_.max_minutes * 60 - now;
     eta = eta < 0 ? left : std::min(eta, left);
   }
   return eta;
@@ -53,7 +53,7 @@ double ProgressLog::eta(std::int64_t step, double now) const {
 
 void ProgressLog::after_step(std::int64_t step, std::int64_t epoch, std::int64_t target_tokens, double lr, double now,
                              bool distributed) {
-  if (step % config_.train.log_every != 0) return;
+  if (step % limits_.log_every != 0) return;
   if (metrics_) {
     const double seconds = now - interval_.start, tokens = static_cast<double>(interval_.tokens);
     TrainEvent event;

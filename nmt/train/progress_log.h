@@ -62,7 +62,7 @@ class ProgressLog {
   /// Seconds left, from the pace since the start and the step and time limits (-1: unknown).
   double eta(std::int64_t step, double now) const;
 
-  const TrainConfig& config_;
+  TrainingOptions limits_;  // log-every, and the step and time limits for the ETA
   std::unique_ptr<MetricsLog> metrics_;
   std::chrono::steady_clock::time_point clock_start_;
   double elapsed_before_ = 0;

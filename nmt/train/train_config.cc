@@ -32,16 +32,9 @@ struct TomlValue {
   }
 };
 
-// The shortest text that reads back as v: 0.9, 1e-08, 1e+38 (std::to_string prints 0.000000 and
-// 38-digit integers).
-std::string str(double v) {
-  char text[32];
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::snprintf(text, sizeof text, "%.*g", digits, v);
-    if (std::strtod(text, nullptr) == v) break;
-  }
-  return text;
-}
+// A value in a message as it would be written: 0.9, 1e-08, 300, 1e+38 (std::to_string prints
+// 0.000000 and 38-digit integers).
+std::string str(double v) { return toml_float(v); }
 
 }  // namespace
 

@@ -103,29 +103,38 @@ std::string to_toml(const TrainConfig& config);
 /// files' paths (which may differ between machines); resume counts.
 std::vector<std::pair<std::string, std::uint64_t>> shared_setup_digests(const TrainConfig& config);
 
-/// Calls visit(OptionDoc, field) for every option of TrainConfig but `resume` (a command, not a
-/// setting), in the order of --help and config.toml. Fields are std::string, bool, int,
-/// std::int64_t, std::uint64_t, double, an enum with enum_names, or plot::ImageFormatChoice.
+// The option table, a section per function (for_each_option below calls them in order).
+namespace option_table {
 template <class Visitor>
-void for_each_option(TrainConfig& c, Visitor&& visit) {
+void top_level(TrainConfig& c, Visitor& visit) {
   visit(OptionDoc{"run-dir", "Directory for checkpoints, log, metrics and config"}, c.run_dir);
   visit(OptionDoc{"device", "auto, cpu, cuda or cuda:N"}, c.device);
   visit(OptionDoc{"threads", "CPU intra-op threads (measure before raising)"}, c.threads);
   visit(OptionDoc{"blas-threads", "OpenBLAS threads per product (0: as --threads)"}, c.blas_threads);
   visit(OptionDoc{"seed", "Random seed (initialisation, dropout, batch order)"}, c.seed);
-
+}
+template <class Visitor>
+void data(TrainConfig& c, Visitor& visit) {
   DataOptions& d = c.data;
-  visit(OptionDoc{"data.train-source", "Training source text (UTF-8, one sentence a line, line-parallel to the target)"}, d.train_source);
+  visit(OptionDoc{"data.train-source",
+                  "Training source text (UTF-8, one sentence a line, line-parallel to the target)"},
+        d.train_source);
   visit(OptionDoc{"data.train-target", "Training target text"}, d.train_target);
   visit(OptionDoc{"data.dev-source", "Validation source text (dev loss, perplexity and BLEU)"}, d.dev_source);
   visit(OptionDoc{"data.dev-target", "Validation target text"}, d.dev_target);
-  visit(OptionDoc{"data.source-spm", "Source (or joint) SentencePiece model; trained on the training data if missing"}, d.source_spm);
+  visit(OptionDoc{"data.source-spm",
+                  "Source (or joint) SentencePiece model; trained on the training data if missing"},
+        d.source_spm);
   visit(OptionDoc{"data.target-spm", "Target SentencePiece model (empty: joint)"}, d.target_spm);
   visit(OptionDoc{"data.spm-type", "Subword model type, when training the subword model"}, d.spm_type);
   visit(OptionDoc{"data.vocab-size", "Pieces, when training the subword model"}, d.vocab_size);
   visit(OptionDoc{"data.max-length", "Drop training pairs with a side longer (subwords; 0: no limit)"}, d.max_length);
-  visit(OptionDoc{"data.max-length-ratio", "Drop training pairs above this length ratio (0: none)"}, d.max_length_ratio);
-
+  visit(OptionDoc{"data.max-length-ratio",
+                  "Drop training pairs above this length ratio (0: none)"},
+        d.max_length_ratio);
+}
+template <class Visitor>
+void model(TrainConfig& c, Visitor& visit) {
   ModelConfig& m = c.model;
   visit(OptionDoc{"model.embedding-size", "E"}, m.embedding_size);
   visit(OptionDoc{"model.encoder-hidden-size", "H, per direction"}, m.encoder_hidden_size);
@@ -139,7 +148,9 @@ void for_each_option(TrainConfig& c, Visitor&& visit) {
   visit(OptionDoc{"model.dropout", "Dropout rate"}, m.dropout);
   visit(OptionDoc{"model.share-embeddings", "One embedding matrix (joint vocabulary)"}, m.share_embeddings);
   visit(OptionDoc{"model.tie-output-embedding", "Output layer = target embeddings"}, m.tie_output_embedding);
-
+}
+template <class Visitor>
+void train(TrainConfig& c, Visitor& visit) {
   TrainingOptions& t = c.train;
   visit(OptionDoc{"train.max-steps", "Optimizer steps (0: no limit)"}, t.max_steps);
   visit(OptionDoc{"train.max-epochs", "Epochs (0: no limit)"}, t.max_epochs);
@@ -148,25 +159,35 @@ void for_each_option(TrainConfig& c, Visitor&& visit) {
   visit(OptionDoc{"train.accumulate", "Batches per optimizer step"}, t.accumulate);
   visit(OptionDoc{"train.label-smoothing", "Label smoothing"}, t.label_smoothing);
   visit(OptionDoc{"train.clip-norm", "Gradient clipping by global norm (0: off)"}, t.clip_norm);
-  visit(OptionDoc{"train.sampling-alpha", "Subword sampling of training sources and targets: alpha (0: off)"}, t.sampling_alpha);
+  visit(OptionDoc{"train.sampling-alpha",
+                  "Subword sampling of training sources and targets: alpha (0: off)"},
+        t.sampling_alpha);
   visit(OptionDoc{"train.log-every", "Steps between progress lines"}, t.log_every);
   visit(OptionDoc{"train.max-bad-batches", "Stop after this many non-finite batches in a row"}, t.max_bad_batches);
   visit(OptionDoc{"train.amp", "bfloat16 autocast (CUDA only)"}, t.amp);
-
+}
+template <class Visitor>
+void optim(TrainConfig& c, Visitor& visit) {
   visit(OptionDoc{"optim.optimizer", "Optimizer"}, c.optim.type);
   visit(OptionDoc{"optim.lr", "Learning rate (peak rate for warmup)"}, c.schedule.lr);
   visit(OptionDoc{"optim.beta1", "Adam beta1"}, c.optim.beta1);
   visit(OptionDoc{"optim.beta2", "Adam beta2"}, c.optim.beta2);
   visit(OptionDoc{"optim.eps", "Adam epsilon"}, c.optim.eps);
-  visit(OptionDoc{"optim.weight-decay", "Weight decay: an L2 penalty (adam) or decoupled decay (adamw)"}, c.optim.weight_decay);
-
+  visit(OptionDoc{"optim.weight-decay",
+                  "Weight decay: an L2 penalty (adam) or decoupled decay (adamw)"},
+        c.optim.weight_decay);
+}
+template <class Visitor>
+void schedule(TrainConfig& c, Visitor& visit) {
   ScheduleOptions& s = c.schedule;
   visit(OptionDoc{"schedule.type", "Learning-rate schedule"}, s.type);
   visit(OptionDoc{"schedule.decay", "Plateau: decay factor"}, s.decay);
   visit(OptionDoc{"schedule.patience", "Plateau: validations without improvement"}, s.patience);
   visit(OptionDoc{"schedule.min-lr", "Plateau: lowest rate"}, s.min_lr);
   visit(OptionDoc{"schedule.warmup-steps", "Warmup: steps of linear warm-up"}, s.warmup_steps);
-
+}
+template <class Visitor>
+void valid(TrainConfig& c, Visitor& visit) {
   ValidationOptions& v = c.valid;
   visit(OptionDoc{"valid.every", "Steps between validations (0: only at the end)"}, v.every);
   visit(OptionDoc{"valid.max-sentences", "Dev sentences translated (greedy) for BLEU (0: all)"}, v.max_sentences);
@@ -179,10 +200,16 @@ void for_each_option(TrainConfig& c, Visitor&& visit) {
                   "Heat-maps of the examples' attention per validation (RUN_DIR/attention/step-N/): png, svg, pdf "
                   "(comma-separated) or none"},
         v.attention_maps);
-
-  visit(OptionDoc{"checkpoint.every", "Steps between checkpoints (besides the last one and on signals)"}, c.checkpoint.every);
+}
+template <class Visitor>
+void checkpoint(TrainConfig& c, Visitor& visit) {
+  visit(OptionDoc{"checkpoint.every",
+                  "Steps between checkpoints (besides the last one and on signals)"},
+        c.checkpoint.every);
   visit(OptionDoc{"checkpoint.keep-last", "Step checkpoints kept (best.pt is kept apart)"}, c.checkpoint.keep_last);
-
+}
+template <class Visitor>
+void dist(TrainConfig& c, Visitor& visit) {
   DistOptions& g = c.dist;
   visit(OptionDoc{"dist.nproc-per-node", "Ranks to start and supervise on this machine"}, g.nproc_per_node);
   visit(OptionDoc{"dist.nnodes", "Machines in the group"}, g.nnodes);
@@ -190,8 +217,27 @@ void for_each_option(TrainConfig& c, Visitor&& visit) {
   visit(OptionDoc{"dist.master-addr", "Rank 0's host (empty: MASTER_ADDR or 127.0.0.1)"}, g.master_addr);
   visit(OptionDoc{"dist.master-port", "Rendezvous port (0: MASTER_PORT, or a free port on one machine)"},
         g.master_port);
-  visit(OptionDoc{"dist.backend", "Process-group backend (auto: nccl on CUDA where LibTorch has it, else gloo)"}, g.backend);
+  visit(OptionDoc{"dist.backend",
+                  "Process-group backend (auto: nccl on CUDA where LibTorch has it, else gloo)"},
+        g.backend);
   visit(OptionDoc{"dist.timeout", "Seconds any rank may wait for the others (incl. a validation)"}, g.timeout_s);
+}
+}  // namespace option_table
+
+/// Calls visit(OptionDoc, field) for every option of TrainConfig but `resume` (a command, not a
+/// setting), in the order of --help and config.toml. Fields are std::string, bool, int,
+/// std::int64_t, std::uint64_t, double, an enum with enum_names, or plot::ImageFormatChoice.
+template <class Visitor>
+void for_each_option(TrainConfig& c, Visitor&& visit) {
+  option_table::top_level(c, visit);
+  option_table::data(c, visit);
+  option_table::model(c, visit);
+  option_table::train(c, visit);
+  option_table::optim(c, visit);
+  option_table::schedule(c, visit);
+  option_table::valid(c, visit);
+  option_table::checkpoint(c, visit);
+  option_table::dist(c, visit);
 }
 
 }  // namespace nmt

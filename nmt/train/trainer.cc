@@ -110,7 +110,10 @@ TrainResult Trainer::Impl::run() {
     source_tokenizer = std::make_unique<Tokenizer>(std::move(pair.source));
     target_tokenizer = std::make_unique<Tokenizer>(std::move(pair.target));
   });
-  group->share_tokenizers(source_tokenizer, target_tokenizer, config.data);
+  if (auto shared = group->tokenizers_from_lead(source_tokenizer.get(), target_tokenizer.get(), config.data)) {
+    source_tokenizer = std::make_unique<Tokenizer>(std::move(shared->source));
+    target_tokenizer = std::make_unique<Tokenizer>(std::move(shared->target));
+  }
   group->phase("loading the training data and building the model", [&] { load_data_and_model(); });
   group->check_same_setup(config, corpus->corpus().fingerprint(), corpus->corpus().size());
   if (group->communicator()) {  // one starting point for every rank, then each its own dropout
@@ -190,9 +193,9 @@ void Trainer::Impl::resume() {
   group->phase("reading the checkpoint to resume from", [&] {
     if (lead()) latest = run_dir->read_latest();
   });
-  const std::string stem = group->from_lead(latest.stem, "sending the checkpoint");
-  const std::string checkpoint_bytes = group->from_lead(latest.checkpoint_bytes, "sending the checkpoint");
-  const std::string state_bytes = group->from_lead(latest.state_bytes, "sending the training state");
+  const std::string stem = group->from_lead(std::move(latest.stem), "sending the checkpoint");
+  std::string checkpoint_bytes = group->from_lead(std::move(latest.checkpoint_bytes), "sending the checkpoint");
+  std::string state_bytes = group->from_lead(std::move(latest.state_bytes), "sending the training state");
   const std::string checkpoint_path = (checkpoints() / (stem + ".pt")).string();
   group->phase("resuming from " + checkpoint_path, [&] {
     Checkpoint checkpoint = load_checkpoint_from_bytes(checkpoint_bytes, checkpoint_path, device);

@@ -21,10 +21,13 @@ TokenizerPair load_or_train_tokenizers(const TrainConfig& config);
 
 class TrainingCorpus {
  public:
-  /// Reads data.train-source and data.train-target, segments them with the tokenizers (which must
-  /// outlive this) and drops the pairs the length filters refuse; logs the counts. DataError when
-  /// no pair is left. With subword sampling, keeps the kept pairs' text to segment anew per epoch.
+  /// Reads data.train-source and data.train-target, segments them with the tokenizers and drops
+  /// the pairs the length filters refuse; logs the counts. DataError when no pair is left. With
+  /// subword sampling, keeps the kept pairs' text to segment anew per epoch. `config` and the
+  /// tokenizers must outlive this object (the sampling reads them).
   TrainingCorpus(const TrainConfig& config, const Tokenizer& source_tokenizer, const Tokenizer& target_tokenizer);
+  TrainingCorpus(const TrainingCorpus&) = delete;  // corpus_for_epoch() holds `this`
+  TrainingCorpus& operator=(const TrainingCorpus&) = delete;
 
   /// The best segmentation of the kept pairs.
   const ParallelCorpus& corpus() const { return *corpus_; }

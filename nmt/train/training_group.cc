@@ -6,6 +6,7 @@
 
 #include <csignal>
 #include <exception>
+#include <mutex>
 
 #include "nmt/core/device.h"
 #include "nmt/core/error.h"
@@ -77,7 +78,7 @@ void TrainingGroup::phase(const std::string& what, const std::function<void()>& 
   if (error) std::rethrow_exception(error);
 }
 
-std::string TrainingGroup::from_lead(const std::string& bytes, const std::string& what) {
+std::string TrainingGroup::from_lead(std::string bytes, const std::string& what) {
   return comm_ ? comm_->broadcast_bytes(bytes, 0, what) : bytes;
 }
 
@@ -131,17 +132,18 @@ StepAgreement TrainingGroup::agree_on_step(double loss, double nll, double elaps
   return agreed;
 }
 
-void TrainingGroup::share_tokenizers(std::unique_ptr<Tokenizer>& source, std::unique_ptr<Tokenizer>& target,
-                                     const DataOptions& data) {
-  if (!comm_) return;
+std::optional<TokenizerPair> TrainingGroup::tokenizers_from_lead(const Tokenizer* source, const Tokenizer* target,
+                                                                 const DataOptions& data) {
+  if (!comm_) return std::nullopt;
   const bool joint = data.target_spm.empty();
   const std::string source_bytes = from_lead(lead() ? source->model_bytes() : "", "sending the subword models");
   const std::string target_bytes =
       joint ? source_bytes : from_lead(lead() ? target->model_bytes() : "", "sending the subword models");
-  if (lead()) return;
-  source = std::make_unique<Tokenizer>(Tokenizer::from_bytes(source_bytes, data.source_spm + " (from rank 0)"));
-  target = std::make_unique<Tokenizer>(
-      joint ? *source : Tokenizer::from_bytes(target_bytes, data.target_spm + " (from rank 0)"));
+  if (lead()) return std::nullopt;
+  Tokenizer from_rank0 = Tokenizer::from_bytes(source_bytes, data.source_spm + " (from rank 0)");
+  Tokenizer target_from_rank0 =
+      joint ? from_rank0 : Tokenizer::from_bytes(target_bytes, data.target_spm + " (from rank 0)");
+  return TokenizerPair{std::move(from_rank0), std::move(target_from_rank0)};
 }
 
 std::vector<at::Tensor> TrainingGroup::gather_generator_states() {

@@ -11,11 +11,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "nmt/dist/dist_options.h"
 #include "nmt/data/tokenizer.h"
+#include "nmt/data/tokenizer_training.h"
 #include "nmt/train/train_config.h"
 #include "nmt/train/training_state.h"
 
@@ -54,8 +56,8 @@ class TrainingGroup {
   /// its own error; the others stop with one naming it.
   void phase(const std::string& what, const std::function<void()>& work);
 
-  /// Rank 0's bytes, on every rank.
-  std::string from_lead(const std::string& bytes, const std::string& what);
+  /// Rank 0's bytes, on every rank (one process: `bytes` itself, moved, not copied).
+  std::string from_lead(std::string bytes, const std::string& what);
   /// Rank 0's values of `tensors`, in place on every rank.
   void from_lead(std::vector<at::Tensor> tensors, const std::string& what);
 
@@ -77,10 +79,11 @@ class TrainingGroup {
   void restore_own_dropout(const TrainingState& saved, const TrainConfig& config, const c10::Device& device,
                            const std::string& path);
 
-  /// Rank 0 loaded (or trained) the subword models; the others take the same bytes from it, so no
-  /// machine needs the files, and no two ranks can segment differently.
-  void share_tokenizers(std::unique_ptr<Tokenizer>& source, std::unique_ptr<Tokenizer>& target,
-                        const DataOptions& data);
+  /// Rank 0 loaded (or trained) the subword models (`source`, `target`; null on the other ranks);
+  /// the others take the same bytes from it, so no machine needs the files, and no two ranks can
+  /// segment differently. Returns the models on ranks above 0, nothing on rank 0 or alone.
+  std::optional<TokenizerPair> tokenizers_from_lead(const Tokenizer* source, const Tokenizer* target,
+                                                    const DataOptions& data);
 
  private:
   RankInfo place_;
