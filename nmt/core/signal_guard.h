@@ -8,6 +8,7 @@
 
 namespace nmt {
 
+/// One at a time per process: the record is process-wide (a signal handler may touch nothing else).
 class SignalGuard {
  public:
   /// Installs the recording handlers and forgets any signal recorded before.

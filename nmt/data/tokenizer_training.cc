@@ -112,6 +112,15 @@ void TokenizerTrainOptions::validate() const {
   if (num_threads < 1) throw ConfigError("tokenizer training: threads must be >= 1");
 }
 
+std::optional<std::pair<int, int>> vocabulary_shortfall(const std::string& sentencepiece_message) {
+  // "Vocabulary size is smaller than required_chars. 20 vs 75. Increase vocab_size or decrease
+  // character_coverage with --character_coverage option." names options we do not have.
+  static const std::regex too_small(R"(smaller than required_chars\. (\d+) vs (\d+))");
+  std::smatch match;
+  if (!std::regex_search(sentencepiece_message, match, too_small)) return std::nullopt;
+  return std::pair<int, int>{std::stoi(match[1].str()), std::stoi(match[2].str())};
+}
+
 Tokenizer train_tokenizer(const TokenizerTrainOptions& options) {
   options.validate();
   for (const auto& file : options.input_files) TextLineReader check_readable(file);
@@ -152,15 +161,11 @@ Tokenizer train_tokenizer(const TokenizerTrainOptions& options) {
   const auto status = sentencepiece::SentencePieceTrainer::Train(all_args, &sentences, &model_bytes);
   const std::string inputs = options.input_files.front() + (options.input_files.size() > 1 ? " and others" : "");
   if (!status.ok()) {
-    // SentencePiece's check text ("... 20 vs 75. Increase vocab_size or decrease character_coverage
-    // with --character_coverage option.") names options we do not have: say the minimum instead.
-    static const std::regex too_small(R"(smaller than required_chars\. (\d+) vs (\d+))");
-    std::smatch match;
     const std::string message = status.error_message();
-    if (std::regex_search(message, match, too_small)) {
-      throw ConfigError("tokenizer training on " + inputs + ": a vocabulary of " + match[1].str() +
+    if (const auto shortfall = vocabulary_shortfall(message)) {
+      throw ConfigError("tokenizer training on " + inputs + ": a vocabulary of " + std::to_string(shortfall->first) +
                         " pieces is too small for the text's characters and the special pieces: use at least " +
-                        match[2].str() + " (or a lower character coverage)");
+                        std::to_string(shortfall->second) + " (or a lower character coverage)");
     }
     throw DataError("tokenizer training on " + inputs + " failed: " + message);
   }

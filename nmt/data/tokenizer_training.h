@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nmt/core/enum_names.h"
@@ -49,5 +51,10 @@ struct TokenizerPairOptions {
 TokenizerPair train_tokenizer_pair(const std::vector<std::string>& source_files,
                                    const std::vector<std::string>& target_files,
                                    const TokenizerPairOptions& options);
+
+/// (vocabulary size, the size needed) when SentencePiece's trainer refused a vocabulary too small
+/// for the text's characters, read from its message; nothing for any other message. The one
+/// place that reads SentencePiece's English (tests/data/tokenizer_test.cc provokes the real one).
+std::optional<std::pair<int, int>> vocabulary_shortfall(const std::string& sentencepiece_message);
 
 }  // namespace nmt

@@ -309,5 +309,24 @@ TEST(TokenizerTraining, ErrorsNameTheProblem) {
   EXPECT_THROW_WITH(parse_enum<SubwordModelType>("wordpiece"), ConfigError, "wordpiece");
 }
 
+// vocabulary_shortfall reads SentencePiece's English: provoked here with the real trainer, so a
+// SentencePiece that words it otherwise fails this test, not a user's training.
+TEST(TokenizerTraining, AVocabularyTooSmallForTheCharactersSaysTheSizeNeeded) {
+  test::TempDir dir;
+  TokenizerTrainOptions options;
+  options.model_path = dir.path("m.model");
+  options.input_files = {data_path("toy.es"), data_path("toy.en")};
+  options.vocab_size = 20;
+  try {
+    train_tokenizer(options);
+    ADD_FAILURE() << "20 pieces were enough for two Bible chapters' characters";
+  } catch (const ConfigError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("a vocabulary of 20 pieces is too small"), std::string::npos) << message;
+    EXPECT_NE(message.find("use at least "), std::string::npos) << message;
+  }
+  EXPECT_FALSE(vocabulary_shortfall("some other failure").has_value());
+}
+
 }  // namespace
 }  // namespace nmt
