@@ -11,7 +11,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   nmt::plot::HeatmapJob heatmaps;
-  std::string formats = "svg,png", sentences;
+  std::string formats = nmt::plot::ImageFormatChoice{heatmaps.formats}.text(), sentences;  // the library's default
   auto* attention = app.add_subcommand("attention", "One heat-map per sentence of nmt-translate --attention-output");
   attention->add_option("input", heatmaps.input, "Attention JSON lines (nmt-translate --attention-output)")->required();
   attention->add_option("--output-dir,-o", heatmaps.output_dir, "Folder for attention-NNNN.svg/.png (made if missing)")

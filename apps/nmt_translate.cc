@@ -10,11 +10,23 @@
 #include "nmt/core/file_io.h"
 #include "nmt/translate/translate_job.h"
 
+namespace {
+
+// When to show sentences/s on stderr.
+enum class ProgressMode { automatic, always, never };
+const nmt::EnumNames<ProgressMode>& enum_names(ProgressMode) {
+  static const nmt::EnumNames<ProgressMode> names(
+      "progress mode", {{ProgressMode::automatic, "auto"}, {ProgressMode::always, "always"}, {ProgressMode::never, "never"}});
+  return names;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"Translate text with an nmt checkpoint: greedy or beam search, n-best lists, scores, attention and "
                "alignments, or score given translations (--score)."};
   nmt::app::add_common_options(app);
-  std::string progress = "auto";
+  ProgressMode progress = ProgressMode::automatic;
   bool score_mode = false;
   nmt::TranslateJob job;
   nmt::TranslateOptions& t = job.translate;
@@ -50,19 +62,16 @@ int main(int argc, char** argv) {
   app.add_option("--targets,-t", job.score_targets, "With --score: the target sentences, line-parallel to the input");
   app.add_option("--device", job.device, "auto, cpu, cuda or cuda:N")->capture_default_str();
   app.add_option("--threads", job.threads, "CPU intra-op threads")->capture_default_str();
-  app.add_option("--progress", progress, "Sentences/s on stderr: auto (when stderr is a terminal and stdout is not), "
-                                         "always or never")->capture_default_str();
+  nmt::app::add_enum_option(app, "--progress", progress,
+                            "Sentences/s on stderr (auto: when stderr is a terminal and stdout is not)");
 
   return nmt::app::run(app, argc, argv, [&] {
     nmt::check_distinct_outputs({{"--output", job.output},
                                  {"--attention-output", job.attention_output},
                                  {"--alignment-output", job.alignment_output}});
-    if (progress != "auto" && progress != "always" && progress != "never") {
-      throw nmt::ConfigError("--progress must be auto, always or never, got '" + progress + "'");
-    }
     if (score_mode != !job.score_targets.empty()) throw nmt::ConfigError("--score and --targets go together");
-    job.stream.progress =
-        progress == "always" || (progress == "auto" && isatty(STDERR_FILENO) && !isatty(STDOUT_FILENO));
+    job.stream.progress = progress == ProgressMode::always ||
+                          (progress == ProgressMode::automatic && isatty(STDERR_FILENO) && !isatty(STDOUT_FILENO));
     nmt::run_translate_job(job);
   });
 }

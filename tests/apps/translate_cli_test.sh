@@ -90,7 +90,7 @@ for i, (o, a, s, t) in enumerate(zip(objects, alignments, sources, outputs)):
         assert 0 <= src < len(s.split()) and 0 <= tgt < len(t.split()), (pair, s, t)
 PY
 
-# Forced decoding (the numbers are checked in tests/search/translator_test.cc): one
+# Forced decoding (the numbers are checked in tests/translate/translator_test.cc): one
 # "LOG_PROB<TAB>TOKENS" line per pair, and the same scores whatever the batching.
 "$translate" -m "$model" --score -t "$work/greedy.en" -i "$work/in.es" -o "$work/forced.txt" 2>/dev/null && pass ||
   fail "--score run failed"
@@ -117,6 +117,8 @@ expect_error 1 "cannot open.*missing.es" -- "$translate" -m "$model" -i "$work/m
 expect_error 1 "beam-size must be >= 1, got 0" -- "$translate" -m "$model" -b 0
 expect_error 1 "n-best" -- "$translate" -m "$model" -b 2 --n-best 3
 expect_error 2 "length penalty" -- "$translate" -m "$model" --length-penalty longest
+expect_error 2 "--progress: unknown progress mode 'sometimes' \(expected auto, always or never\)" -- \
+  "$translate" -m "$model" --progress sometimes
 expect_error 1 "--score and --targets go together" -- "$translate" -m "$model" --score
 expect_error 1 "device 'cuda'.*CUDA is not available" -- "$translate" -m "$model" --device cuda -i "$work/in.es"
 head -n 3 "$work/greedy.en" >"$work/short.en"
