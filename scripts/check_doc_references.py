@@ -8,7 +8,9 @@ CMakeLists.txt) and in the Markdown (README.md, docs/*.md):
     in Markdown -- is a heading of that file (#, ##, ...; the heading may go on after the cited
     words, e.g. "Threads" for "## Threads and cores");
   - every relative link of the Markdown files ([text](path), [text](path#anchor)) names a file
-    that exists, and an anchor that is one of its headings' GitHub anchors.
+    that exists, and an anchor that is one of its headings' GitHub anchors;
+  - every file of the repository named by its path (nmt/..., tests/..., scripts/..., with an
+    extension) exists, except in docs/benchmarks.md, a dated record whose paths may be history.
 Prints one line per broken reference (FILE:LINE: what) and exits 1 if there is any.
 
 Usage: scripts/check_doc_references.py [REPOSITORY_ROOT]
@@ -28,6 +30,10 @@ CODE_REFERENCE = re.compile(r'docs/([A-Za-z0-9_-]+\.md)(?:,\s*"([^"]+)")?')
 # [text](target) with an optional cited section after it: , "Section"
 MARKDOWN_LINK = re.compile(r'\[[^\]]*\]\(([^)\s]+)\)(?:,\s*"([^"]+)")?')
 HEADING = re.compile(r"^#+\s+(.*?)\s*#*\s*$")
+# A repository file named by its path: a top directory, then names, then an extension.
+REPOSITORY_PATH = re.compile(
+    r"(?<![\w./-])((?:nmt|apps|tests|scripts|bench|examples|cmake|configs)/[\w./-]*?\.(?:cc|h|py|sh|toml|cmake|md))(?![\w-])")
+HISTORY = {"docs/benchmarks.md"}
 
 
 def headings(path):
@@ -78,6 +84,15 @@ def check_doc(root, where, doc, section, problems, cache):
             problems.append(f'{where}: docs/{doc} has no section "{section}"')
 
 
+def check_paths(root, where, line, problems):
+    for match in REPOSITORY_PATH.finditer(line):
+        path = match.group(1)
+        if "*" in path or "<" in path or "NAME" in path or "..." in path or path.startswith("cmake/nmt/"):
+            continue  # patterns, and the installed tree's cmake/nmt/ (not this repository's)
+        if not os.path.exists(os.path.join(root, path)):
+            problems.append(f"{where}: {path} does not exist")
+
+
 def check_sources(root, problems, cache):
     for path in source_files(root):
         if os.path.relpath(path, root) in SKIPPED:
@@ -91,6 +106,7 @@ def check_sources(root, problems, cache):
         for number, line in enumerate(lines, 1):
             for match in CODE_REFERENCE.finditer(line):
                 check_doc(root, f"{relative}:{number}", match.group(1), match.group(2), problems, cache)
+            check_paths(root, f"{relative}:{number}", line, problems)
 
 
 def check_markdown(root, problems, cache):
@@ -109,6 +125,8 @@ def check_markdown(root, problems, cache):
             where = f"{relative}:{number}"
             for match in CODE_REFERENCE.finditer(line):
                 check_doc(root, where, match.group(1), match.group(2), problems, cache)
+            if relative not in HISTORY:
+                check_paths(root, where, line, problems)
             if fenced:
                 continue
             for match in MARKDOWN_LINK.finditer(line):

@@ -8,15 +8,17 @@
 #   scripts/output_gate.sh --build build --out /tmp/gate/after
 #   diff -r /tmp/gate/before /tmp/gate/after && echo identical
 #
-# What is kept: every checkpoint (.pt, byte for byte: parameters, subword models, the effective
-# configuration), each run's config.toml and metrics.jsonl (without the wall-clock fields elapsed_s,
-# tokens_per_s, seconds and sync_s), the training states (.state) as the digests of their tensors (not
-# their attributes: those hold the elapsed time), translations (greedy, beam, n-best, scores, attention, alignments, forced
-# decoding), nmt-score's text and JSON, nmt-plot's SVGs, and the programs' --help texts.
-# Trainings: five attention kinds, both decoder styles, two layers, accumulation, subword
-# sampling, a resume, and a two-rank group. Data: the first lines of the Bible corpus
-# (scripts/prepare_bible.py); everything runs in one fixed work directory so that the paths
-# stored in checkpoints are the same for both builds. About 4 minutes on 2 cores.
+# What is kept: every checkpoint (.pt, byte for byte, and each archive entry's digest, which says
+# in what two checkpoints differ: parameters, subword models or the effective configuration), each
+# run's config.toml and metrics.jsonl (without the wall-clock fields elapsed_s, tokens_per_s,
+# seconds and sync_s), the training states (.state) as the digests of their tensors (not their
+# attributes: those hold the elapsed time), translations (greedy, beam, n-best, scores,
+# attention, alignments, forced decoding), nmt-score's text and JSON, nmt-plot's SVGs, and the
+# programs' --help texts. Trainings: five attention kinds, both decoder styles, two layers,
+# accumulation, subword sampling, a resume, a two-rank group, and configs/quickstart.toml read as
+# a file. Data: the first lines of the Bible corpus (scripts/prepare_bible.py); everything runs in
+# one fixed work directory so that the paths stored in checkpoints are the same for both builds.
+# About 2 minutes on 2 cores.
 #
 # Usage: scripts/output_gate.sh --build DIR --out DIR [--data DIR] [--work DIR]
 set -euo pipefail
@@ -28,7 +30,7 @@ while [[ $# -gt 0 ]]; do
     --out) out=$(realpath -m "$2"); shift 2 ;;
     --data) data=$(realpath -m "$2"); shift 2 ;;
     --work) work=$(realpath -m "$2"); shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "output_gate.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -78,13 +80,24 @@ train --run-dir runs/none --model.attention none --train.max-steps 15 --valid.ev
 # Two ranks on this machine.
 train --run-dir runs/dist --model.attention bahdanau --train.max-steps 10 --valid.every 10 \
   --dist.nproc-per-node 2 --blas-threads 1
+# The quick start's configuration file (values as users type them), made small.
+"$bin/nmt-train" --config "$root/configs/quickstart.toml" --run-dir runs/quickstart-config "${common[@]}" \
+  --train.max-steps 10 --valid.every 10 --valid.max-sentences 20
 
 for run in runs/*; do
   name=$(basename "$run")
   mkdir -p "$out/$name"
   cp "$run/config.toml" "$out/$name/"
-  cp "$run"/best.pt "$out/$name/"
-  for f in "$run"/checkpoints/*.pt; do cp "$f" "$out/$name/"; done
+  for f in "$run"/checkpoints/*.pt "$run"/best.pt; do
+    cp "$f" "$out/$name/"
+    # Each archive entry by digest: where two checkpoints differ, this says in what.
+    /usr/bin/python3 - "$f" > "$out/$name/$(basename "$f").entries" <<'EOF'
+import hashlib, sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as z:
+    for name in sorted(z.namelist()):
+        print(name.split("/", 1)[-1], hashlib.sha256(z.read(name)).hexdigest())
+EOF
+  done
   for f in "$run"/checkpoints/*.state; do
     # A training state's tensors by digest, as a sorted list: the optimizer's moments are stored
     # under names in hash-map order, and the attributes hold the elapsed seconds (wall clock).

@@ -31,7 +31,8 @@ class CheckDocReferences(unittest.TestCase):
         status, out = self.run_on({
             "docs/model.md": "# Model\n## Decoder and readout\n```\n# not a heading\n```\n",
             "docs/search.md": "# Search\nSee [model](model.md#decoder-and-readout), \"Decoder\".\n",
-            "nmt/a.h": '// (docs/model.md, "Decoder"), docs/search.md\n',
+            "nmt/a.h": '// (docs/model.md, "Decoder"), docs/search.md, nmt/a.h\n',
+            "docs/benchmarks.md": "# Benchmarks\nthen in `nmt/model/old.cc`, history\n",
         })
         self.assertEqual(status, 0, out)
 
@@ -40,12 +41,13 @@ class CheckDocReferences(unittest.TestCase):
             "docs/model.md": "# Model\n## Decoder\n```\n## Fenced\n```\n",
             "docs/search.md": "# Search\n\nSee [gone](gone.md) and [m](model.md#encoder), \"Outputs\".\n",
             "nmt/a.h": '// docs/translation.md\n// (docs/model.md, "Fenced")\n',
-            "apps/b.cc": '// (docs/model.md, "Attention")\n',
+            "apps/b.cc": '// (docs/model.md, "Attention"), tests/search/gone_test.cc\n',
         })
         self.assertEqual(status, 1)
         for expected in ["nmt/a.h:1: docs/translation.md does not exist",
                          'nmt/a.h:2: docs/model.md has no section "Fenced"',
                          'apps/b.cc:1: docs/model.md has no section "Attention"',
+                         "apps/b.cc:1: tests/search/gone_test.cc does not exist",
                          "docs/search.md:3: link to gone.md: docs/gone.md does not exist",
                          "docs/search.md:3: link to model.md#encoder: no heading with anchor #encoder",
                          'docs/search.md:3: docs/model.md has no section "Outputs"']:
