@@ -15,9 +15,8 @@ namespace nmt::app {
 void add_common_options(CLI::App& app) {
   app.fallthrough();  // --log-level also after a subcommand
   app.set_version_flag("--version", "nmt " + nmt::version())->configurable(false);
-  static nmt::LogLevel level = nmt::LogLevel::info;  // the name is applied as it is read
-  add_enum_option(app, "--log-level", level, "Log verbosity")
-      ->each([](const std::string& name) { nmt::set_log_level(nmt::parse_enum<nmt::LogLevel>(name)); })
+  add_parsed_option(app, "--log-level", "Log verbosity", enum_type_name<nmt::LogLevel>(), "info",
+                    [](const std::string& name) { nmt::set_log_level(nmt::parse_enum<nmt::LogLevel>(name)); })
       ->configurable(false);
 }
 

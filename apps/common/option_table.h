@@ -32,18 +32,33 @@ CLI::Validator library_check(Parse parse) {
       "");
 }
 
+/// An option whose text the library parses: `parse(text)` reads the text and sets the value, or
+/// throws ConfigError before setting anything. It runs as the option's check (its ConfigError is
+/// the option's usage error, exit 2) and again when CLI11 stores the value; --help shows
+/// `type_name` and `default_text`.
+template <class Parse>
+CLI::Option* add_parsed_option(CLI::App& app, const std::string& names, const std::string& help,
+                               const std::string& type_name, const std::string& default_text, Parse parse) {
+  return app.add_option_function<std::string>(names, parse, help)
+      ->default_str(default_text)
+      ->type_name(type_name)
+      ->check(library_check(parse));
+}
+
+/// The names of an enum for --help: "{a,b,c}".
+template <class Enum>
+std::string enum_type_name() {
+  std::string choices;
+  for (const std::string& name : enum_names(Enum{}).names()) choices += (choices.empty() ? "" : ",") + name;
+  return "{" + choices + "}";
+}
+
 /// An option (CLI11 names, e.g. "--type" or "--beam-size,-b") that sets an enum by name: --help
 /// shows the choices and the field's current value as the default.
 template <class Enum>
 CLI::Option* add_enum_option(CLI::App& app, const std::string& names, Enum& field, const std::string& help) {
-  std::string choices;
-  for (const std::string& name : enum_names(field).names()) choices += (choices.empty() ? "" : ",") + name;
-  return app
-      .add_option_function<std::string>(
-          names, [&field](const std::string& name) { field = parse_enum<Enum>(name); }, help)
-      ->default_str(name_of(field))
-      ->type_name("{" + choices + "}")
-      ->check(library_check([](const std::string& name) { parse_enum<Enum>(name); }));
+  return add_parsed_option(app, names, help, enum_type_name<Enum>(), name_of(field),
+                           [&field](const std::string& name) { field = parse_enum<Enum>(name); });
 }
 
 /// The option --KEY of an option table bound to `field`.
@@ -53,14 +68,9 @@ CLI::Option* add_table_option(CLI::App& app, const OptionDoc& doc, T& field) {
   if constexpr (std::is_enum_v<T>) {
     return add_enum_option(app, flag, field, doc.help);
   } else if constexpr (std::is_same_v<T, plot::ImageFormatChoice>) {
-    const std::string key = doc.key;
-    return app
-        .add_option_function<std::string>(
-            flag, [&field, key](const std::string& text) { field = plot::ImageFormatChoice::parse(text, key); },
-            doc.help)
-        ->default_str(field.text())
-        ->type_name("FORMATS")
-        ->check(library_check([](const std::string& text) { plot::ImageFormatChoice::parse(text, ""); }));
+    // The message names the option once: CLI11 puts --KEY before it.
+    return add_parsed_option(app, flag, doc.help, "FORMATS", field.text(),
+                             [&field](const std::string& text) { field = plot::ImageFormatChoice::parse(text, ""); });
   } else {
     return app.add_option(flag, field, doc.help)->capture_default_str();
   }

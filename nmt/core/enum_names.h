@@ -12,6 +12,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,11 +34,17 @@ class EnumNames {
     for (const auto& [value, name] : names) entries_.emplace_back(value, name);
   }
 
-  /// The value named `name` (exact match); ConfigError naming `what` and the choices otherwise.
-  Enum parse(const std::string& name) const {
+  /// The value named `name` (exact match), or nothing.
+  std::optional<Enum> find(const std::string& name) const {
     for (const auto& [value, text] : entries_) {
       if (text == name) return value;
     }
+    return std::nullopt;
+  }
+
+  /// The value named `name` (exact match); ConfigError naming `what` and the choices otherwise.
+  Enum parse(const std::string& name) const {
+    if (const std::optional<Enum> value = find(name)) return *value;
     throw_unknown_name(what_, name, names());
   }
 

@@ -52,13 +52,20 @@ void TomlWriter::add(const std::string& dotted_key, std::string value) {
   it->second.emplace_back(dotted_key.substr(dot + 1), std::move(value));
 }
 
+std::vector<std::pair<std::string, std::string>> TomlWriter::section_texts() const {
+  const auto lines_of = [](const std::vector<std::pair<std::string, std::string>>& entries) {
+    std::string out;
+    for (const auto& [key, value] : entries) out += key + " = " + value + "\n";
+    return out;
+  };
+  std::vector<std::pair<std::string, std::string>> out = {{"", lines_of(top_)}};
+  for (const auto& [name, entries] : sections_) out.emplace_back(name, lines_of(entries));
+  return out;
+}
+
 std::string TomlWriter::text() const {
   std::string out;
-  for (const auto& [key, value] : top_) out += key + " = " + value + "\n";
-  for (const auto& [name, lines] : sections_) {
-    out += "\n[" + name + "]\n";
-    for (const auto& [key, value] : lines) out += key + " = " + value + "\n";
-  }
+  for (const auto& [name, lines] : section_texts()) out += name.empty() ? lines : "\n[" + name + "]\n" + lines;
   return out;
 }
 

@@ -24,7 +24,10 @@ class TomlWriter {
  public:
   /// `dotted_key`: "train.max-steps" or "seed"; `value`: already TOML (toml_string, a number, true).
   void add(const std::string& dotted_key, std::string value);
+  /// The whole file.
   std::string text() const;
+  /// Each section's "key = value" lines, the top-level keys first (section ""), as text() has them.
+  std::vector<std::pair<std::string, std::string>> section_texts() const;
 
  private:
   std::vector<std::pair<std::string, std::string>> top_;

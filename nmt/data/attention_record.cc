@@ -22,6 +22,13 @@ std::vector<std::string> string_array(const nlohmann::json& object, const char* 
   return out;
 }
 
+void check_row_count(std::size_t rows, std::size_t targets, const std::string& where) {
+  if (rows != targets) {
+    throw DataError(where + ": " + std::to_string(rows) + " attention rows for " + std::to_string(targets) +
+                    " target tokens");
+  }
+}
+
 void check_row_size(std::size_t size, std::size_t columns, const std::string& where) {
   if (size != columns) {
     throw DataError(where + ": " + std::to_string(size) + " weights for " + std::to_string(columns) + " source tokens");
@@ -85,10 +92,7 @@ AttentionRecord AttentionRecord::from_json(const std::string& line, const std::s
     throw DataError(where + ": not attention output (no \"attention\" rows)");
   }
   const auto& rows = object["attention"];
-  if (rows.size() != record.target.size()) {
-    throw DataError(where + ": " + std::to_string(rows.size()) + " attention rows for " +
-                    std::to_string(record.target.size()) + " target tokens");
-  }
+  check_row_count(rows.size(), record.target.size(), where);
   for (std::size_t t = 0; t < rows.size(); ++t) {
     record.weights.push_back(checked_row(rows[t], record.source.size(), where + ", row " + std::to_string(t + 1)));
   }
@@ -96,10 +100,7 @@ AttentionRecord AttentionRecord::from_json(const std::string& line, const std::s
 }
 
 void AttentionRecord::check(const std::string& where) const {
-  if (weights.size() != target.size()) {
-    throw DataError(where + ": " + std::to_string(weights.size()) + " attention rows for " +
-                    std::to_string(target.size()) + " target tokens");
-  }
+  check_row_count(weights.size(), target.size(), where);
   for (std::size_t t = 0; t < weights.size(); ++t) {
     check_row(weights[t], source.size(), where + ", row " + std::to_string(t + 1));
   }

@@ -266,7 +266,7 @@ std::vector<std::string> write_attention_heatmaps(const std::vector<AttentionRec
     AttentionMatrix m;
     static_cast<AttentionRecord&>(m) = records[i];
     m.line = static_cast<std::int64_t>(i + 1);
-    if (!m.target.empty()) m.check("attention of example " + std::to_string(i + 1));  // as a file's lines are
+    m.check("attention of example " + std::to_string(i + 1));  // as a file's lines are
     all.push_back(std::move(m));
   }
   std::vector<const AttentionMatrix*> chosen;

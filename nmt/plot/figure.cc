@@ -20,10 +20,7 @@ namespace {
 // svg, png or pdf, in any case; nothing for another name.
 std::optional<ImageFormat> format_named(std::string name) {
   std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  for (const ImageFormat format : {ImageFormat::svg, ImageFormat::png, ImageFormat::pdf}) {
-    if (name == name_of(format)) return format;
-  }
-  return std::nullopt;
+  return enum_names(ImageFormat{}).find(name);
 }
 
 }  // namespace
@@ -47,7 +44,8 @@ std::vector<ImageFormat> parse_image_formats(const std::string& list, const std:
     const std::optional<ImageFormat> format = format_named(name);
     const std::string prefix = option.empty() ? "" : option + ": ";
     if (!format) {
-      throw ConfigError(prefix + "unknown image format '" + name + "' (expected svg, png or pdf, comma-separated)");
+      throw ConfigError(prefix + "unknown image format '" + name + "' (expected " +
+                        join_choices(enum_names(ImageFormat{}).names()) + ", comma-separated)");
     }
     if (std::find(out.begin(), out.end(), *format) != out.end()) throw ConfigError(prefix + "'" + name + "' twice");
     out.push_back(*format);

@@ -1,9 +1,6 @@
 #include "nmt/train/train_config.h"
 
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <map>
 #include <set>
 #include <type_traits>
 
@@ -100,9 +97,8 @@ void TrainConfig::validate() const {
 }
 
 std::string to_toml(const TrainConfig& config) {
-  TrainConfig copy = config;  // for_each_option hands out mutable fields
   TomlWriter writer;
-  for_each_option(copy, [&](const OptionDoc& doc, const auto& field) { writer.add(doc.key, TomlValue{}(field)); });
+  for_each_option(config, [&](const OptionDoc& doc, const auto& field) { writer.add(doc.key, TomlValue{}(field)); });
   return writer.text();
 }
 
@@ -112,18 +108,15 @@ std::vector<std::pair<std::string, std::uint64_t>> shared_setup_digests(const Tr
   static const std::set<std::string> per_rank = {"run-dir",         "threads",          "blas-threads",
                                                  "data.train-source", "data.train-target", "data.dev-source",
                                                  "data.dev-target", "data.source-spm",   "data.target-spm"};
-  TrainConfig copy = config;
-  std::vector<std::pair<std::string, std::string>> sections = {{"", config.resume ? "resume\n" : ""}};
-  for_each_option(copy, [&](const OptionDoc& doc, const auto& field) {
+  TomlWriter shared;
+  if (config.resume) shared.add("resume", "true");
+  for_each_option(config, [&](const OptionDoc& doc, const auto& field) {
     const std::string key = doc.key;
-    const auto dot = key.find('.');
-    const std::string section = dot == std::string::npos ? "" : key.substr(0, dot);
-    if (section == "dist" || per_rank.count(key) > 0) return;
-    if (sections.back().first != section) sections.emplace_back(section, "");
-    sections.back().second += key + " = " + TomlValue{}(field) + "\n";
+    if (key.rfind("dist.", 0) == 0 || per_rank.count(key) > 0) return;
+    shared.add(key, TomlValue{}(field));
   });
   std::vector<std::pair<std::string, std::uint64_t>> digests;
-  for (const auto& [section, text] : sections) {
+  for (const auto& [section, text] : shared.section_texts()) {
     digests.emplace_back(section, std::stoull(sha256_hex(text).substr(0, 15), nullptr, 16));  // 60 bits
   }
   return digests;

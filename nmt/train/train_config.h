@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -103,19 +104,20 @@ std::string to_toml(const TrainConfig& config);
 /// files' paths (which may differ between machines); resume counts.
 std::vector<std::pair<std::string, std::uint64_t>> shared_setup_digests(const TrainConfig& config);
 
-// The option table, a section per function (for_each_option below calls them in order).
+// The option table, a section per function (for_each_option below calls them in order). `Config`
+// is TrainConfig or const TrainConfig: the fields handed out are as mutable as the config.
 namespace option_table {
-template <class Visitor>
-void top_level(TrainConfig& c, Visitor& visit) {
+template <class Config, class Visitor>
+void top_level(Config& c, Visitor& visit) {
   visit(OptionDoc{"run-dir", "Directory for checkpoints, log, metrics and config"}, c.run_dir);
   visit(OptionDoc{"device", "auto, cpu, cuda or cuda:N"}, c.device);
   visit(OptionDoc{"threads", "CPU intra-op threads (measure before raising)"}, c.threads);
   visit(OptionDoc{"blas-threads", "OpenBLAS threads per product (0: as --threads)"}, c.blas_threads);
   visit(OptionDoc{"seed", "Random seed (initialisation, dropout, batch order)"}, c.seed);
 }
-template <class Visitor>
-void data(TrainConfig& c, Visitor& visit) {
-  DataOptions& d = c.data;
+template <class Config, class Visitor>
+void data(Config& c, Visitor& visit) {
+  auto& d = c.data;
   visit(OptionDoc{"data.train-source",
                   "Training source text (UTF-8, one sentence a line, line-parallel to the target)"},
         d.train_source);
@@ -133,9 +135,9 @@ void data(TrainConfig& c, Visitor& visit) {
                   "Drop training pairs above this length ratio (0: none)"},
         d.max_length_ratio);
 }
-template <class Visitor>
-void model(TrainConfig& c, Visitor& visit) {
-  ModelConfig& m = c.model;
+template <class Config, class Visitor>
+void model(Config& c, Visitor& visit) {
+  auto& m = c.model;
   visit(OptionDoc{"model.embedding-size", "E"}, m.embedding_size);
   visit(OptionDoc{"model.encoder-hidden-size", "H, per direction"}, m.encoder_hidden_size);
   visit(OptionDoc{"model.encoder-layers", "Encoder GRU layers"}, m.encoder_layers);
@@ -149,9 +151,9 @@ void model(TrainConfig& c, Visitor& visit) {
   visit(OptionDoc{"model.share-embeddings", "One embedding matrix (joint vocabulary)"}, m.share_embeddings);
   visit(OptionDoc{"model.tie-output-embedding", "Output layer = target embeddings"}, m.tie_output_embedding);
 }
-template <class Visitor>
-void train(TrainConfig& c, Visitor& visit) {
-  TrainingOptions& t = c.train;
+template <class Config, class Visitor>
+void train(Config& c, Visitor& visit) {
+  auto& t = c.train;
   visit(OptionDoc{"train.max-steps", "Optimizer steps (0: no limit)"}, t.max_steps);
   visit(OptionDoc{"train.max-epochs", "Epochs (0: no limit)"}, t.max_epochs);
   visit(OptionDoc{"train.max-minutes", "Wall-clock limit in minutes (0: none)"}, t.max_minutes);
@@ -166,8 +168,8 @@ void train(TrainConfig& c, Visitor& visit) {
   visit(OptionDoc{"train.max-bad-batches", "Stop after this many non-finite batches in a row"}, t.max_bad_batches);
   visit(OptionDoc{"train.amp", "bfloat16 autocast (CUDA only)"}, t.amp);
 }
-template <class Visitor>
-void optim(TrainConfig& c, Visitor& visit) {
+template <class Config, class Visitor>
+void optim(Config& c, Visitor& visit) {
   visit(OptionDoc{"optim.optimizer", "Optimizer"}, c.optim.type);
   visit(OptionDoc{"optim.lr", "Learning rate (peak rate for warmup)"}, c.schedule.lr);
   visit(OptionDoc{"optim.beta1", "Adam beta1"}, c.optim.beta1);
@@ -177,18 +179,18 @@ void optim(TrainConfig& c, Visitor& visit) {
                   "Weight decay: an L2 penalty (adam) or decoupled decay (adamw)"},
         c.optim.weight_decay);
 }
-template <class Visitor>
-void schedule(TrainConfig& c, Visitor& visit) {
-  ScheduleOptions& s = c.schedule;
+template <class Config, class Visitor>
+void schedule(Config& c, Visitor& visit) {
+  auto& s = c.schedule;
   visit(OptionDoc{"schedule.type", "Learning-rate schedule"}, s.type);
   visit(OptionDoc{"schedule.decay", "Plateau: decay factor"}, s.decay);
   visit(OptionDoc{"schedule.patience", "Plateau: validations without improvement"}, s.patience);
   visit(OptionDoc{"schedule.min-lr", "Plateau: lowest rate"}, s.min_lr);
   visit(OptionDoc{"schedule.warmup-steps", "Warmup: steps of linear warm-up"}, s.warmup_steps);
 }
-template <class Visitor>
-void valid(TrainConfig& c, Visitor& visit) {
-  ValidationOptions& v = c.valid;
+template <class Config, class Visitor>
+void valid(Config& c, Visitor& visit) {
+  auto& v = c.valid;
   visit(OptionDoc{"valid.every", "Steps between validations (0: only at the end)"}, v.every);
   visit(OptionDoc{"valid.max-sentences", "Dev sentences translated (greedy) for BLEU (0: all)"}, v.max_sentences);
   visit(OptionDoc{"valid.examples", "Example translations logged"}, v.examples);
@@ -201,16 +203,16 @@ void valid(TrainConfig& c, Visitor& visit) {
                   "(comma-separated) or none"},
         v.attention_maps);
 }
-template <class Visitor>
-void checkpoint(TrainConfig& c, Visitor& visit) {
+template <class Config, class Visitor>
+void checkpoint(Config& c, Visitor& visit) {
   visit(OptionDoc{"checkpoint.every",
                   "Steps between checkpoints (besides the last one and on signals)"},
         c.checkpoint.every);
   visit(OptionDoc{"checkpoint.keep-last", "Step checkpoints kept (best.pt is kept apart)"}, c.checkpoint.keep_last);
 }
-template <class Visitor>
-void dist(TrainConfig& c, Visitor& visit) {
-  DistOptions& g = c.dist;
+template <class Config, class Visitor>
+void dist(Config& c, Visitor& visit) {
+  auto& g = c.dist;
   visit(OptionDoc{"dist.nproc-per-node", "Ranks to start and supervise on this machine"}, g.nproc_per_node);
   visit(OptionDoc{"dist.nnodes", "Machines in the group"}, g.nnodes);
   visit(OptionDoc{"dist.node-rank", "This machine's place, 0 .. nnodes-1"}, g.node_rank);
@@ -224,11 +226,12 @@ void dist(TrainConfig& c, Visitor& visit) {
 }
 }  // namespace option_table
 
-/// Calls visit(OptionDoc, field) for every option of TrainConfig but `resume` (a command, not a
-/// setting), in the order of --help and config.toml. Fields are std::string, bool, int,
+/// Calls visit(OptionDoc, field) for every option of a TrainConfig (const or not) but `resume` (a
+/// command, not a setting), in the order of --help and config.toml. Fields are std::string, bool, int,
 /// std::int64_t, std::uint64_t, double, an enum with enum_names, or plot::ImageFormatChoice.
-template <class Visitor>
-void for_each_option(TrainConfig& c, Visitor&& visit) {
+template <class Config, class Visitor>
+void for_each_option(Config& c, Visitor&& visit) {
+  static_assert(std::is_same_v<std::remove_const_t<Config>, TrainConfig>, "for_each_option takes a TrainConfig");
   option_table::top_level(c, visit);
   option_table::data(c, visit);
   option_table::model(c, visit);
