@@ -32,6 +32,9 @@ int main(int argc, char** argv) {
   nmt::TranslateOptions& t = job.translate;
   nmt::SearchOptions& s = t.search;
   app.add_option("--model,-m", job.checkpoint, "Checkpoint written by nmt-train (.pt)")->required();
+  nmt::app::add_enum_option(app, "--engine", job.engine,
+                            "native: nmt's inference code; script: the model's TorchScript methods (any scripted "
+                            "model that keeps the contract of docs/checkpoints.md)");
   app.add_option("--input,-i", job.input, "Source text, one sentence a line ('-': stdin)")->capture_default_str();
   app.add_option("--output,-o", job.output, "Translations ('-': stdout); written whole or not at all")->capture_default_str();
   app.add_option("--beam-size,-b", s.beam_size, "Beam size (1: greedy search)")->capture_default_str();

@@ -15,8 +15,10 @@
 # Usage: scripts/check-debian13.sh [--cache DIR] [--mirror URL] [--python-torch] [--clean]
 #   --cache DIR     default: $NMT_DEBIAN13_CACHE or /var/cache/nmt/debian13
 #   --mirror URL    default: http://deb.debian.org/debian
-#   --python-torch  also install python3-torch (PyTorch 2.6) first, so that the checkpoint
-#                   interop tests run against it instead of skipping
+#   --python-torch  also check checkpoints across versions: the Debian 12 build's (this machine's
+#                   build/, when it exists) are run from Python with Debian 13's python3-torch
+#                   (PyTorch 2.6) beside the root's own tests (which install python3-torch anyway:
+#                   scripts/test.sh --test-packages)
 #   --clean         remove the working root after the run
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -113,15 +115,29 @@ in_root() {
   chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin /bin/bash -c "$1"
 }
-if [[ $python_torch -eq 1 ]]; then
-  say "installing python3-torch (PyTorch 2.6) for the interop tests"
-  in_root 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-torch >/dev/null'
+# Checkpoints written by this machine's build (Debian 12, LibTorch 1.13), with what nmt computed on
+# them, for the root's PyTorch to run (tests/model/scripted_checkpoint_test.cc writes them).
+host_checkpoints=0
+if [[ $python_torch -eq 1 && -x $repo/build/tests/test_model ]]; then
+  say "writing checkpoints with this machine's build for Debian 13's PyTorch"
+  mkdir -p "$root/root/host-checkpoints"
+  NMT_SCRIPTED_EXPORT_DIR=$root/root/host-checkpoints "$repo/build/tests/test_model" \
+    --gtest_filter='*ScriptedCheckpoint.Python*' >"$cache/host-checkpoints.log" 2>&1 && host_checkpoints=1 ||
+    say "warning: writing them failed (see $cache/host-checkpoints.log)"
 fi
 
 say "running scripts/test.sh in the root (clone of $commit); log in $cache/last-run.log"
 set +e
 in_root 'cd /root/nmt && scripts/test.sh' >"$cache/last-run.log" 2>&1
 status=$?
+if [[ $host_checkpoints -eq 1 ]]; then
+  say "running the Debian 12 build's checkpoints with Debian 13's PyTorch"
+  in_root 'cd /root/host-checkpoints && n=0 bad=0; for d in */; do n=$((n + 1));
+    /usr/bin/python3 /root/nmt/tests/model/scripted_checkpoint_check.py "$d/model.pt" "$d/expected.pt" >"$d/log.txt" 2>&1 ||
+      { bad=$((bad + 1)); echo "FAILED: $d: $(tail -n 1 "$d/log.txt")"; }; done;
+    echo "Debian 12 checkpoints under Debian 13 PyTorch: $((n - bad)) of $n agree"; [[ $n -gt 0 && $bad -eq 0 ]]' \
+    >>"$cache/last-run.log" 2>&1 || status=1
+fi
 set -e
 
 versions=$(in_root "dpkg-query -W -f='\${Package} \${Version}\n' libtorch-dev libsentencepiece-dev libprotobuf-dev \
@@ -130,7 +146,7 @@ versions=$(in_root "dpkg-query -W -f='\${Package} \${Version}\n' libtorch-dev li
   echo "Debian 13 check of $commit on $(date -u +%Y-%m-%d), $(nproc) cores, $((SECONDS - start)) s, exit status $status"
   echo "$(in_root '. /etc/os-release && echo "$PRETTY_NAME"')"
   echo "$versions"
-  grep -E 'tests passed|Total Test time|^The following tests FAILED|\(Failed\)|\(Timeout\)' "$cache/last-run.log" || true
+  grep -E 'tests passed|Total Test time|^The following tests FAILED|\(Failed\)|\(Timeout\)|Debian 12 checkpoints|^FAILED:' "$cache/last-run.log" || true
 } >"$cache/last-run.txt"
 cat "$cache/last-run.txt"
 if [[ $status -ne 0 ]]; then

@@ -4,14 +4,19 @@
 # Re-running it on a ready machine only checks and takes seconds. Other systems: see the README
 # ("Other systems"); this script installs nothing there and says so.
 #
-# Usage: scripts/setup.sh [--build-dir DIR]     (default: build)
+# Usage: scripts/setup.sh [--build-dir DIR] [--test-packages]     (default: build)
+#   --test-packages  also Debian's python3-torch and python3-sentencepiece, which the tests use to
+#                    load checkpoints from Python (scripts/test.sh asks for them; the programs do not
+#                    need them)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=$root/build
+test_packages=0
 while [[ $# -gt 0 ]]; do
   case $1 in
     --build-dir) build_dir=$(realpath -m "$2"); shift 2 ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    --test-packages) test_packages=1; shift ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -40,6 +45,9 @@ packages=(
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libgtest-dev
   diatheke sword-text-sparv sword-text-web sword-text-kjv   # the Bible corpus
 )
+if [[ $test_packages -eq 1 ]]; then
+  packages+=(python3-torch python3-sentencepiece)  # checkpoints from Python: 1.13 on Debian 12, 2.6 on 13
+fi
 
 missing=()
 for package in "${packages[@]}"; do

@@ -3,5 +3,5 @@
 # Usage: scripts/test.sh [extra ctest arguments, e.g. -L unit or -R Batch]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/setup.sh"
+"$root/scripts/setup.sh" --test-packages
 ctest --test-dir "$root/build" --output-on-failure -j "$(nproc)" "$@"

@@ -1,5 +1,7 @@
 #include "tests/test_util.h"
 
+#include <cstdlib>
+
 #include <unistd.h>
 
 #include <fstream>
@@ -25,6 +27,12 @@ TempDir::TempDir() {
 TempDir::~TempDir() {
   std::error_code ec;
   fs::remove_all(root_, ec);
+}
+
+bool python_torch_available() {
+  static const bool available =
+      std::system((std::string(kSystemPython) + " -c 'import torch' >/dev/null 2>&1").c_str()) == 0;
+  return available;
 }
 
 std::string data_path(const std::string& name) { return std::string(NMT_TEST_DATA_DIR) + "/" + name; }

@@ -36,6 +36,11 @@ std::vector<std::string> read_lines(const std::string& path);
 /// A joint unigram model trained on toy.es + toy.en, once per test program and size.
 const Tokenizer& toy_tokenizer(int vocab_size = 500);
 
+/// Debian's Python, whose python3-torch (1.13 on Debian 12, 2.6 on 13) the interop tests use.
+constexpr const char* kSystemPython = "/usr/bin/python3";
+/// True when kSystemPython imports torch (checked once); the interop tests skip otherwise.
+bool python_torch_available();
+
 /// Asserts that `statement` throws `Exception` whose message contains every string in `parts`.
 #define EXPECT_THROW_WITH(statement, Exception, ...)                                   \
   do {                                                                                 \

@@ -1,11 +1,15 @@
 #include "nmt/core/verified_archive.h"
 
+#include <caffe2/serialize/inline_container.h>
 #include <nlohmann/json.hpp>
+#include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/serialization/import_read.h>
 
 #include <cstring>
 #include <filesystem>
 #include <map>
 #include <set>
+#include <sstream>
 #include <utility>
 #include <vector>
 
@@ -91,7 +95,38 @@ std::string save_bytes(torch::serialize::OutputArchive& archive) {
   return bytes;
 }
 
+std::string save_bytes(torch::jit::Module& module) {
+  std::ostringstream out;
+  module.save(out);
+  return out.str();
+}
+
+// The records of an archive's TorchScript code, by their names inside the archive ("code/...",
+// "constants.pkl"), with their digests.
+void collect_code_digests(const std::string& bytes, std::map<std::string, std::string>& out) {
+  std::istringstream in(bytes);
+  caffe2::serialize::PyTorchStreamReader reader(&in);
+  for (const std::string& name : reader.getAllRecords()) {
+    if (name.rfind("code/", 0) != 0 && name != "constants.pkl") continue;
+    const auto [data, size] = reader.getRecord(name);
+    Sha256 hash;
+    hash.update(data.get(), size);
+    out[name] = hash.hex_finish();
+  }
+}
+
 }  // namespace
+
+std::string serialize_with_digests(torch::jit::Module& module) {
+  const std::string plain = save_bytes(module);
+  torch::serialize::InputArchive reread;
+  reread.load_from(plain.data(), plain.size(), at::kCPU);
+  std::map<std::string, std::string> digests;
+  collect_digests(reread, "", digests);
+  collect_code_digests(plain, digests);
+  module.setattr(kDigestsEntry, c10::IValue(nlohmann::json(digests).dump()));
+  return save_bytes(module);
+}
 
 std::string serialize_with_digests(torch::serialize::OutputArchive& archive) {
   // Digests of what a reader will read back: serialise, read, then add the table.
@@ -135,15 +170,15 @@ void collect_tensors(torch::serialize::InputArchive& archive, const std::string&
 // Each tensor lies inside its storage, and each storage has a data record of its size: LibTorch
 // takes a storage's size from the pickle whatever the size of its record, so a short record
 // would be read past its end (found by fuzzing).
-void check_tensors_fit(torch::serialize::InputArchive& archive, const std::map<std::string, std::uint64_t>& entries,
-                       const std::string& damaged) {
+void check_tensors_fit(const std::map<std::string, at::Tensor>& tensors,
+                       const std::map<std::string, std::uint64_t>& entries, const std::string& damaged) {
   std::multiset<std::uint64_t> records;
   for (const auto& [name, size] : entries) {
     const auto slash = name.rfind("/data/");
     if (slash != std::string::npos && name.find_first_not_of("0123456789", slash + 6) == std::string::npos) records.insert(size);
   }
   std::set<const void*> seen;
-  for (const auto& [name, tensor] : list_archive_tensors(archive)) {
+  for (const auto& [name, tensor] : tensors) {
     if (!tensor.has_storage()) continue;
     if (!fits_storage(tensor)) throw DataError(damaged + "entry '" + name + "' does not fit its data");
     if (!seen.insert(tensor.storage().unsafeGetStorageImpl()).second) continue;
@@ -184,13 +219,29 @@ void load_archive_from_bytes(torch::serialize::InputArchive& archive, const std:
     throw DataError(what + " " + path + " is not a readable TorchScript archive (damaged, truncated or another format): " +
                     first_line(e));
   }
-  check_tensors_fit(archive, entries, what + " " + path + " is damaged: ");
+  check_tensors_fit(list_archive_tensors(archive), entries, what + " " + path + " is damaged: ");
 }
 
-bool verify_digests(torch::serialize::InputArchive& archive, const std::string& path, const std::string& what) {
-  c10::IValue table;
-  if (!archive.try_read(kDigestsEntry, table)) return false;
-  const std::string damaged = what + " " + path + " is damaged: ";
+namespace {
+
+// The same walk as collect_digests, over a module: its attributes are the archive's entries.
+void collect_module_digests(const torch::jit::Module& module, const std::string& prefix,
+                            std::map<std::string, std::string>& out) {
+  for (const auto& attribute : module.named_attributes(/*recurse=*/false)) {
+    if (prefix.empty() && attribute.name == kDigestsEntry) continue;
+    if (attribute.value.isModule()) {
+      collect_module_digests(attribute.value.toModule(), prefix + attribute.name + ".", out);
+    } else if (attribute.value.isTensor()) {
+      out[prefix + attribute.name] = tensor_digest(attribute.value.toTensor());
+    } else {
+      out[prefix + attribute.name] = value_digest(attribute.value);
+    }
+  }
+}
+
+// Compares the digests computed from an archive (`actual`) with its stored table.
+void compare_digests(const c10::IValue& table, const std::map<std::string, std::string>& actual,
+                     const std::string& damaged) {
   std::map<std::string, std::string> stored;
   try {
     if (!table.isString()) throw std::runtime_error("not a string");
@@ -198,8 +249,6 @@ bool verify_digests(torch::serialize::InputArchive& archive, const std::string& 
   } catch (const std::exception&) {
     throw DataError(damaged + "its table of checksums does not read");
   }
-  std::map<std::string, std::string> actual;
-  collect_digests(archive, "", actual);
   for (const auto& [entry, digest] : actual) {
     const auto found = stored.find(entry);
     if (found == stored.end()) throw DataError(damaged + "entry '" + entry + "' has no checksum");
@@ -208,17 +257,113 @@ bool verify_digests(torch::serialize::InputArchive& archive, const std::string& 
   for (const auto& [entry, digest] : stored) {
     if (!actual.count(entry)) throw DataError(damaged + "entry '" + entry + "' is missing");
   }
+}
+
+}  // namespace
+
+bool verify_digests(torch::serialize::InputArchive& archive, const std::string& path, const std::string& what,
+                    const std::string* code_bytes) {
+  c10::IValue table;
+  if (!archive.try_read(kDigestsEntry, table)) return false;
+  std::map<std::string, std::string> actual;
+  collect_digests(archive, "", actual);
+  if (code_bytes) collect_code_digests(*code_bytes, actual);
+  compare_digests(table, actual, what + " " + path + " is damaged: ");
   return true;
 }
 
+bool verify_module_digests(const torch::jit::Module& module, const std::string& bytes, const std::string& path,
+                           const std::string& what, bool with_code) {
+  if (!module.hasattr(kDigestsEntry)) return false;
+  std::map<std::string, std::string> actual;
+  collect_module_digests(module, "", actual);
+  if (with_code) collect_code_digests(bytes, actual);
+  compare_digests(module.attr(kDigestsEntry), actual, what + " " + path + " is damaged: ");
+  return true;
+}
+
+namespace {
+
+void collect_module_tensors(const torch::jit::Module& module, const std::string& prefix,
+                            std::map<std::string, at::Tensor>& out) {
+  for (const auto& attribute : module.named_attributes(/*recurse=*/false)) {
+    if (attribute.value.isModule()) {
+      collect_module_tensors(attribute.value.toModule(), prefix + attribute.name + ".", out);
+    } else if (attribute.value.isTensor()) {
+      out[prefix + attribute.name] = attribute.value.toTensor();
+    }
+  }
+}
+
+// Pickled objects as generic modules: a fresh class per object, its attributes typed by their
+// values (what torch::jit::load would take from the archive's code, which is not compiled here).
+c10::intrusive_ptr<c10::ivalue::Object> generic_object(const std::shared_ptr<torch::jit::CompilationUnit>& unit,
+                                                       const at::StrongTypePtr& type, const c10::IValue& state) {
+  if (!state.isGenericDict()) throw std::runtime_error("an object whose state is not a dictionary");
+  auto cls = c10::ClassType::create(type.type_->expectRef<c10::ClassType>().name(), unit, /*is_module=*/true);
+  const auto dict = state.toGenericDict();
+  for (const auto& item : dict) cls->addAttribute(item.key().toStringRef(), item.value().type());
+  auto object = c10::ivalue::Object::create(c10::StrongTypePtr(unit, cls), dict.size());
+  std::size_t slot = 0;
+  for (const auto& item : dict) object->setSlot(slot++, item.value());
+  return object;
+}
+
+}  // namespace
+
+std::map<std::string, at::Tensor> list_module_tensors(const torch::jit::Module& module) {
+  std::map<std::string, at::Tensor> tensors;
+  collect_module_tensors(module, "", tensors);
+  return tensors;
+}
+
+torch::jit::Module read_archive_values(const std::string& bytes, const std::string& path, const std::string& what) {
+  const auto entries = check_zip(bytes, what, path);  // before LibTorch parses anything
+  c10::IValue root;
+  try {
+    std::istringstream in(bytes);
+    caffe2::serialize::PyTorchStreamReader reader(&in);
+    const auto unit = std::make_shared<torch::jit::CompilationUnit>();
+    // Classes (__torch__.*) become generic modules; the unpickler also asks for the element types
+    // of typed containers ("List[str]"), which are parsed as torch::jit::load parses them.
+    const torch::jit::TypeResolver resolve = [unit](const c10::QualifiedName& name) {
+      const std::string text = name.qualifiedName();
+      if (text.rfind("__torch__.", 0) != 0) {
+        return c10::StrongTypePtr(unit, torch::jit::Unpickler::defaultTypeParser(text));
+      }
+      return c10::StrongTypePtr(unit, c10::ClassType::create(name, unit, /*is_module=*/true));
+    };
+    const torch::jit::ObjLoader load = [unit](const at::StrongTypePtr& type, const c10::IValue& state) {
+      return generic_object(unit, type, state);
+    };
+    root = torch::jit::readArchiveAndTensors("data", "", "", resolve, load, at::Device(at::kCPU), reader);
+  } catch (const std::exception& e) {
+    throw DataError(what + " " + path + " is not a readable TorchScript archive (damaged, truncated or another format): " +
+                    first_line(e));
+  }
+  if (!root.isObject()) throw DataError(what + " " + path + " is not a TorchScript module archive");
+  torch::jit::Module module(root.toObject());
+  check_tensors_fit(list_module_tensors(module), entries, what + " " + path + " is damaged: ");
+  return module;
+}
+
 ArchiveReader::ArchiveReader(torch::serialize::InputArchive& archive, std::string what, std::string path)
-    : archive_(archive), what_(std::move(what)), path_(std::move(path)) {}
+    : read_([&archive](const std::string& key, c10::IValue& value) { return archive.try_read(key, value); }),
+      what_(std::move(what)), path_(std::move(path)) {}
+
+ArchiveReader::ArchiveReader(const torch::jit::Module& module, std::string what, std::string path)
+    : read_([module](const std::string& key, c10::IValue& value) {
+        if (!module.hasattr(key)) return false;
+        value = module.attr(key);
+        return true;
+      }),
+      what_(std::move(what)), path_(std::move(path)) {}
 
 void ArchiveReader::fail(const std::string& message) const { throw DataError(what_ + " " + path_ + ": " + message); }
 
 c10::IValue ArchiveReader::value(const char* key) const {
   c10::IValue value;
-  if (!archive_.try_read(key, value)) fail(std::string("no '") + key + "' entry");
+  if (!read_(key, value)) fail(std::string("no '") + key + "' entry");
   return value;
 }
 
@@ -241,11 +386,10 @@ std::string ArchiveReader::string(const char* key) const {
 }
 
 bool ArchiveReader::try_tensor(const std::string& key, at::Tensor& tensor) const {
-  return archive_.try_read(key, tensor, /*is_buffer=*/true);
-}
-
-void ArchiveReader::archive(const char* key, torch::serialize::InputArchive& sub) const {
-  if (!archive_.try_read(key, sub)) fail(std::string("no '") + key + "' entry");
+  c10::IValue v;
+  if (!read_(key, v) || !v.isTensor()) return false;
+  tensor = v.toTensor();
+  return true;
 }
 
 }  // namespace nmt

@@ -11,6 +11,7 @@
 #include <torch/serialize/input-archive.h>
 #include <torch/serialize/output-archive.h>
 
+#include <functional>
 #include <map>
 #include <string>
 
@@ -23,6 +24,12 @@ constexpr const char* kDigestsEntry = "digests";
 
 /// Adds the "digests" entry to `archive` and returns the bytes of the whole archive.
 std::string serialize_with_digests(torch::serialize::OutputArchive& archive);
+
+/// The same for an archive built as a TorchScript module with methods (a checkpoint): `module` must
+/// have a string attribute "digests" already (its value is replaced, so that the class and its code
+/// stay the same), and the table also covers the code: every "code/..." record and "constants.pkl",
+/// by the bytes stored.
+std::string serialize_with_digests(torch::jit::Module& module);
 
 /// Reads the archive at `path` onto the CPU. Every failure (missing, not a zip, a damaged zip or
 /// pickle) is one-line DataError or IoError naming `what` (e.g. "checkpoint") and the file.
@@ -42,27 +49,45 @@ std::map<std::string, at::Tensor> list_archive_tensors(torch::serialize::InputAr
 
 /// Compares every entry with its stored digest; throws DataError "WHAT PATH is damaged: ..."
 /// naming the first entry that differs, is missing, or has no digest. Returns false, checking
-/// nothing, when the archive has no "digests" entry (files written before they existed).
-bool verify_digests(torch::serialize::InputArchive& archive, const std::string& path, const std::string& what);
+/// nothing, when the archive has no "digests" entry (files written before they existed). With
+/// `code_bytes` (the archive's file), its code records are entries too (archives written by the
+/// module form of serialize_with_digests).
+bool verify_digests(torch::serialize::InputArchive& archive, const std::string& path, const std::string& what,
+                    const std::string* code_bytes = nullptr);
 
-/// Typed entries of a loaded archive. Every failure is a one-line DataError that names the file:
-/// "WHAT PATH: no 'KEY' entry".
+/// An archive's values without its code: the pickled objects read as generic modules (each object's
+/// attributes in stored order, tensors on the CPU), no TorchScript compiled. What a reader that only
+/// needs the data uses (a checkpoint's methods cost tens of milliseconds to compile). Checks the
+/// zip first, and that every tensor fits its data; failures are one-line DataErrors as
+/// load_archive_from_bytes gives them.
+torch::jit::Module read_archive_values(const std::string& bytes, const std::string& path, const std::string& what);
+
+/// Every tensor of a module and its submodules by dotted path.
+std::map<std::string, at::Tensor> list_module_tensors(const torch::jit::Module& module);
+
+/// verify_digests for an archive held as a module (read_archive_values or torch::jit::load) from
+/// the file's `bytes`; with `with_code`, the code records are entries too. Returns false, checking
+/// nothing, when there is no "digests" attribute.
+bool verify_module_digests(const torch::jit::Module& module, const std::string& bytes, const std::string& path,
+                           const std::string& what, bool with_code);
+
+/// Typed entries of a loaded archive (an InputArchive, or a module from read_archive_values). Every
+/// failure is a one-line DataError that names the file: "WHAT PATH: no 'KEY' entry".
 class ArchiveReader {
  public:
   ArchiveReader(torch::serialize::InputArchive& archive, std::string what, std::string path);
+  ArchiveReader(const torch::jit::Module& module, std::string what, std::string path);
   std::int64_t integer(const char* key) const;
   double real(const char* key) const;
   std::string string(const char* key) const;
   /// A tensor entry (a buffer), or false when there is none.
   bool try_tensor(const std::string& key, at::Tensor& tensor) const;
-  /// A sub-archive.
-  void archive(const char* key, torch::serialize::InputArchive& sub) const;
   /// DataError "WHAT PATH: message".
   [[noreturn]] void fail(const std::string& message) const;
 
  private:
   c10::IValue value(const char* key) const;
-  torch::serialize::InputArchive& archive_;
+  std::function<bool(const std::string&, c10::IValue&)> read_;  // an entry by key, false when absent
   std::string what_, path_;
 };
 

@@ -1,7 +1,7 @@
 #include "nmt/model/checkpoint.h"
 
+#include <torch/csrc/jit/api/module.h>
 #include <torch/serialize/input-archive.h>
-#include <torch/serialize/output-archive.h>
 
 #include <cstring>
 #include <filesystem>
@@ -15,6 +15,7 @@
 #include "nmt/core/log.h"
 #include "nmt/core/verified_archive.h"
 #include "nmt/core/version.h"
+#include "nmt/model/checkpoint_program.h"
 
 namespace nmt {
 namespace {
@@ -28,6 +29,14 @@ constexpr const char* kTrainingConfig = "training_config";
 constexpr const char* kSourceTokenizer = "source_spm";
 constexpr const char* kTargetTokenizer = "target_spm";
 constexpr const char* kModel = "model";
+// Format 3: what the methods read besides the parameters (docs/checkpoints.md, "Methods").
+constexpr const char* kPadId = "pad_id";
+constexpr const char* kUnkId = "unk_id";
+constexpr const char* kBosId = "bos_id";
+constexpr const char* kEosId = "eos_id";
+constexpr const char* kSourceVocabSize = "source_vocab_size";
+constexpr const char* kTargetVocabSize = "target_vocab_size";
+constexpr const char* kHasAttention = "has_attention";
 
 at::Tensor bytes_tensor(const std::string& bytes) {
   at::Tensor tensor = at::empty({static_cast<std::int64_t>(bytes.size())}, at::kByte);
@@ -65,11 +74,11 @@ void check_vocab(const Tokenizer& tokenizer, std::int64_t expected, const char* 
   }
 }
 
-// Parameters and buffers as a tree of archives (one per module), written from CPU copies so that a
-// checkpoint saved during GPU training loads anywhere.
-struct ArchiveNode {
+// Parameters and buffers as a tree of modules (one per module path), written from CPU copies so that
+// a checkpoint saved during GPU training loads anywhere.
+struct ParameterTree {
   std::vector<std::tuple<std::string, at::Tensor, bool>> tensors;  // name, value, is_buffer
-  std::map<std::string, ArchiveNode> children;
+  std::map<std::string, ParameterTree> children;
 
   void insert(const std::string& path, const at::Tensor& tensor, bool is_buffer) {
     const auto dot = path.find('.');
@@ -79,13 +88,12 @@ struct ArchiveNode {
       children[path.substr(0, dot)].insert(path.substr(dot + 1), tensor, is_buffer);
     }
   }
-  void write(torch::serialize::OutputArchive& archive) const {
-    for (const auto& [name, tensor, is_buffer] : tensors) archive.write(name, tensor, is_buffer);
-    for (const auto& [name, child] : children) {
-      torch::serialize::OutputArchive child_archive;
-      child.write(child_archive);
-      archive.write(name, child_archive);
-    }
+  // A module of class __torch__.nmt.checkpoint.<path with _> holding this node's tensors and children.
+  torch::jit::Module build(const std::shared_ptr<torch::jit::CompilationUnit>& unit, const std::string& path) const {
+    torch::jit::Module module(c10::QualifiedName("__torch__.nmt.checkpoint." + path), unit, /*shouldMangle=*/true);
+    for (const auto& [name, tensor, is_buffer] : tensors) module.register_parameter(name, tensor, is_buffer);
+    for (const auto& [name, child] : children) module.register_module(name, child.build(unit, path + "_" + name));
+    return module;
   }
 };
 
@@ -104,21 +112,52 @@ void save_checkpoint(const std::string& path, Seq2Seq& model, const Tokenizer& s
                       " and " + std::to_string(target_tokenizer.vocab_size()) + " pieces, the model " +
                       std::to_string(config.source_vocab_size) + " and " + std::to_string(config.target_vocab_size));
   }
-  torch::serialize::OutputArchive archive;
-  archive.write(kFormatVersion, c10::IValue(kCheckpointFormatVersion));
-  archive.write(kToolkitVersion, c10::IValue(version()));
-  archive.write(kModelConfig, c10::IValue(config.to_json()));
-  archive.write(kTrainingConfig, c10::IValue(training_config));
-  archive.write(kSourceTokenizer, bytes_tensor(source_tokenizer.model_bytes()), /*is_buffer=*/true);
-  archive.write(kTargetTokenizer, bytes_tensor(target_tokenizer.model_bytes()), /*is_buffer=*/true);
-  ArchiveNode model_tree;
-  for (const auto& item : model->named_parameters()) model_tree.insert(item.key(), item.value(), false);
-  for (const auto& item : model->named_buffers()) model_tree.insert(item.key(), item.value(), true);
-  torch::serialize::OutputArchive model_archive;
-  model_tree.write(model_archive);
-  archive.write(kModel, model_archive);
-
+  // The archive is a TorchScript module: attributes, the parameters under "model", and methods
+  // (checkpoint_program) compiled over them here, so that a broken program never reaches a file.
+  const auto unit = std::make_shared<torch::jit::CompilationUnit>();
+  torch::jit::Module archive(c10::QualifiedName("__torch__.nmt.checkpoint.Checkpoint"), unit, /*shouldMangle=*/true);
+  const auto integer = [&](const char* key, std::int64_t value) {
+    archive.register_attribute(key, c10::IntType::get(), c10::IValue(value));
+  };
+  const auto text = [&](const char* key, const std::string& value) {
+    archive.register_attribute(key, c10::StringType::get(), c10::IValue(value));
+  };
+  integer(kFormatVersion, kCheckpointFormatVersion);
+  text(kToolkitVersion, version());
+  text(kModelConfig, config.to_json());
+  text(kTrainingConfig, training_config);
+  archive.register_buffer(kSourceTokenizer, bytes_tensor(source_tokenizer.model_bytes()));
+  archive.register_buffer(kTargetTokenizer, bytes_tensor(target_tokenizer.model_bytes()));
+  integer(kPadId, SpecialIds::kPad);
+  integer(kUnkId, SpecialIds::kUnk);
+  integer(kBosId, SpecialIds::kBos);
+  integer(kEosId, SpecialIds::kEos);
+  integer(kSourceVocabSize, config.source_vocab_size);
+  integer(kTargetVocabSize, config.target_vocab_size);
+  integer(kHasAttention, config.has_attention() ? 1 : 0);
+  ParameterTree parameters;
+  for (const auto& item : model->named_parameters()) parameters.insert(item.key(), item.value(), false);
+  for (const auto& item : model->named_buffers()) parameters.insert(item.key(), item.value(), true);
+  archive.register_module(kModel, parameters.build(unit, kModel));
+  text(kDigestsEntry, "");  // filled in by serialize_with_digests
+  try {
+    archive.define(checkpoint_program(config));
+  } catch (const std::exception& e) {  // a bug of the toolkit's, not the user's: say all TorchScript says
+    std::string what = e.what();
+    for (char& c : what) c = c == '\n' ? ' ' : c;
+    throw Error("cannot save " + path + ": the checkpoint's TorchScript methods do not compile (a bug): " + what);
+  }
   write_file_atomic(path, serialize_with_digests(archive));
+}
+
+void upgrade_checkpoint(const std::string& input, const std::string& output, bool replace) {
+  std::error_code ec;
+  if (std::filesystem::exists(output, ec) && !replace) {
+    throw IoError("cannot write " + output + ": it exists (--force replaces it; the file is replaced atomically)");
+  }
+  Checkpoint checkpoint = load_checkpoint(input);
+  save_checkpoint(output, checkpoint.model, checkpoint.source_tokenizer, checkpoint.target_tokenizer,
+                  checkpoint.training_config);
 }
 
 Checkpoint load_checkpoint(const std::string& path, const c10::Device& device) {
@@ -132,25 +171,27 @@ Checkpoint load_checkpoint_from_bytes(const std::string& bytes, const std::strin
 namespace {
 
 Checkpoint read_checkpoint(const std::string& path, const c10::Device& device, const std::string& bytes) {
-  torch::serialize::InputArchive archive;
-  load_archive_from_bytes(archive, bytes, path, "checkpoint");  // copied into the model, which then moves to `device` once
-  c10::IValue format;
-  if (!archive.try_read(kFormatVersion, format) || !format.isInt()) {
+  // The values only: compiling a format 3 file's methods (torch::jit::load) would cost tens of
+  // milliseconds that the native engine does not need. Copied into the model, which then moves to
+  // `device` once.
+  const torch::jit::Module archive = read_archive_values(bytes, path, "checkpoint");
+  if (!archive.hasattr(kFormatVersion) || !archive.attr(kFormatVersion).isInt()) {
     throw DataError("checkpoint " + path + " has no format_version: a TorchScript archive, but not an nmt checkpoint");
   }
-  c10::IValue position;
-  if (archive.try_read("position", position) && position.isString()) {  // what training states hold
+  const std::int64_t format = archive.attr(kFormatVersion).toInt();
+  if (archive.hasattr("position") && archive.attr("position").isString()) {  // what training states hold
     throw DataError("checkpoint " + path + " is a training state (a run's optimizer and data position), not a model: " +
                     "use the .pt file of the same step");
   }
-  if (format.toInt() < kOldestReadableFormat || format.toInt() > kCheckpointFormatVersion) {
-    throw DataError("checkpoint " + path + " has format version " + std::to_string(format.toInt()) + ", nmt " +
-                    version() + " reads versions " + std::to_string(kOldestReadableFormat) + " to " +
+  if (format < kOldestReadableFormat || format > kCheckpointFormatVersion) {
+    throw DataError("checkpoint " + path + " has format version " + std::to_string(format) + ", nmt " + version() +
+                    " reads versions " + std::to_string(kOldestReadableFormat) + " to " +
                     std::to_string(kCheckpointFormatVersion));
   }
-  // Version 2 carries digests of every entry, and they must all match; version 1 had none.
-  if (!verify_digests(archive, path, "checkpoint")) {
-    if (format.toInt() >= 2) throw DataError("checkpoint " + path + " is damaged: its table of checksums is missing");
+  // Version 2 carries digests of every entry, and they must all match; version 1 had none. Version 3
+  // adds the methods' code to the table.
+  if (!verify_module_digests(archive, bytes, path, "checkpoint", /*with_code=*/format >= 3)) {
+    if (format >= 2) throw DataError("checkpoint " + path + " is damaged: its table of checksums is missing");
     log().warn("checkpoint {} has format version 1, written before checkpoints carried checksums: loaded unverified",
                path);
   }
@@ -167,10 +208,8 @@ Checkpoint read_checkpoint(const std::string& path, const c10::Device& device, c
   Tokenizer target_tokenizer = read_tokenizer(reader, kTargetTokenizer, path);
   check_vocab(source_tokenizer, config.source_vocab_size, "source", path);
   check_vocab(target_tokenizer, config.target_vocab_size, "target", path);
-
-  torch::serialize::InputArchive model_archive;
-  reader.archive(kModel, model_archive);
-  const std::map<std::string, at::Tensor> stored = list_archive_tensors(model_archive);
+  if (!archive.hasattr(kModel) || !archive.attr(kModel).isModule()) reader.fail("no 'model' entry");
+  const std::map<std::string, at::Tensor> stored = list_module_tensors(archive.attr(kModel).toModule());
 
   Seq2Seq model(config);
   std::vector<std::string> problems;

@@ -14,7 +14,9 @@ namespace nmt {
 
 /// Version of the archive layout this build writes. Bump it when names or meanings change.
 /// 2: adds "digests" (SHA-256 of every entry, verified on load). Version 1 files still load, unverified.
-constexpr std::int64_t kCheckpointFormatVersion = 2;
+/// 3: adds the TorchScript methods (encode, step, score, greedy, beam_search) and the attributes they
+/// read; the digests cover their code. Versions 1 and 2 still load.
+constexpr std::int64_t kCheckpointFormatVersion = 3;
 
 struct Checkpoint {
   Seq2Seq model{nullptr};
@@ -39,5 +41,11 @@ Checkpoint load_checkpoint(const std::string& path, const c10::Device& device = 
 /// and sends it to the other ranks); `path` names it in messages.
 Checkpoint load_checkpoint_from_bytes(const std::string& bytes, const std::string& path,
                                       const c10::Device& device = c10::Device(c10::kCPU));
+
+/// Reads the checkpoint `input` (any format this build reads, verified) and writes it to `output` in
+/// the current format (parameters, subword models and training configuration unchanged; the
+/// methods added), atomically. Refuses, before reading, an `output` that exists unless `replace`
+/// (which may be `input` itself); IoError or DataError naming the file.
+void upgrade_checkpoint(const std::string& input, const std::string& output, bool replace = false);
 
 }  // namespace nmt

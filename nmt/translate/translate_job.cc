@@ -12,8 +12,35 @@
 #include "nmt/data/text_file.h"
 #include "nmt/model/checkpoint.h"
 #include "nmt/model/inference/inference_model.h"
+#include "nmt/model/scripted_model.h"
 
 namespace nmt {
+
+const EnumNames<TranslateEngine>& enum_names(TranslateEngine) {
+  static const EnumNames<TranslateEngine> names("engine", {{TranslateEngine::native, "native"},
+                                                           {TranslateEngine::script, "script"}});
+  return names;
+}
+
+namespace {
+
+struct LoadedModel {
+  std::unique_ptr<const IncrementalDecoder> model;
+  Tokenizer source_tokenizer, target_tokenizer;
+};
+
+LoadedModel load_model(const std::string& path, TranslateEngine engine, const c10::Device& device) {
+  if (engine == TranslateEngine::script) {
+    ScriptedModel scripted = load_scripted_model(path, device);
+    return {std::move(scripted.decoder), std::move(scripted.source_tokenizer), std::move(scripted.target_tokenizer)};
+  }
+  Checkpoint checkpoint = load_checkpoint(path, device);
+  // Search steps the inference form; the trainable model is not needed after it is made.
+  return {checkpoint.model->for_inference(device), std::move(checkpoint.source_tokenizer),
+          std::move(checkpoint.target_tokenizer)};
+}
+
+}  // namespace
 
 void TranslateJob::prepare() {
   check_thread_count(threads, "threads");
@@ -27,11 +54,8 @@ StreamSummary run_translate_job(TranslateJob job) {
   keep_freed_memory();
   at::set_num_threads(job.threads);
   const c10::Device device = parse_device(job.device);
-  Checkpoint loaded = load_checkpoint(job.checkpoint, device);
-  // Search steps the inference form; the trainable model is not needed after it is made.
-  const std::unique_ptr<InferenceModel> model = loaded.model->for_inference(device);
-  loaded.model = nullptr;
-  Translator translator(*model, loaded.source_tokenizer, loaded.target_tokenizer, job.translate, device);
+  const LoadedModel loaded = load_model(job.checkpoint, job.engine, device);
+  Translator translator(*loaded.model, loaded.source_tokenizer, loaded.target_tokenizer, job.translate, device);
 
   TextLineReader reader(job.input);
   TextOutput out(job.output);

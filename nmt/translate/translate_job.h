@@ -9,8 +9,14 @@
 
 namespace nmt {
 
+/// What runs the model: the toolkit's own inference code over a checkpoint's parameters, or the
+/// TorchScript methods of a scripted model (any archive that keeps docs/checkpoints.md's contract).
+enum class TranslateEngine { native, script };
+const EnumNames<TranslateEngine>& enum_names(TranslateEngine);  // native, script
+
 struct TranslateJob {
-  std::string checkpoint;                   // written by nmt-train
+  std::string checkpoint;                   // written by nmt-train (or, with engine script, any scripted model)
+  TranslateEngine engine = TranslateEngine::native;
   std::string input = "-", output = "-";    // "-": stdin / stdout
   std::string attention_output;             // attention JSON lines; empty: none
   std::string alignment_output;             // hard word alignments; empty: none

@@ -17,6 +17,7 @@ test writes it.
 import hashlib
 import json
 import sys
+import zipfile
 
 import torch
 import torch.nn.functional as F
@@ -24,20 +25,30 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 
 def verify_digests(path, archive):
-    """Format 2: every entry's SHA-256 as docs/checkpoints.md defines it (a tensor's bytes, a
-    string's UTF-8 bytes, an int's decimal text) equals the stored one."""
+    """Formats 2 and 3: every entry's SHA-256 as docs/checkpoints.md defines it (a tensor's bytes, a
+    string's UTF-8 bytes, an int's decimal text; format 3 also the code records' bytes, read from
+    the zip) equals the stored one."""
     stored = json.loads(archive.digests)
     tensors = {name: t for name, t in archive.named_parameters()}
     tensors.update({name: t for name, t in archive.named_buffers()})
+    code = {}
+    if archive.format_version >= 3:
+        with zipfile.ZipFile(path) as container:
+            for info in container.infolist():
+                name = info.filename.split("/", 1)[-1]  # without the archive's folder
+                if name.startswith("code/") or name == "constants.pkl":
+                    code[name] = container.read(info)
     for entry, digest in stored.items():
-        if entry in tensors:
+        if entry in code:
+            data = code[entry]
+        elif entry in tensors:
             data = tensors[entry].detach().contiguous().numpy().tobytes()
         else:
             value = getattr(archive, entry)
             data = (value if isinstance(value, str) else str(value)).encode("utf-8")
         if hashlib.sha256(data).hexdigest() != digest:
             raise SystemExit(f"{path}: entry {entry} does not match its SHA-256 checksum")
-    missing = set(tensors) - set(stored)
+    missing = (set(tensors) | set(code)) - set(stored)
     if missing:
         raise SystemExit(f"{path}: entries without a checksum: {sorted(missing)[:3]}")
 
@@ -45,9 +56,9 @@ def verify_digests(path, archive):
 def load_checkpoint(path):
     """Returns (config dict, {parameter name: tensor}, source SentencePiece bytes, target bytes)."""
     archive = torch.jit.load(path, map_location="cpu")
-    if archive.format_version not in (1, 2):
-        raise SystemExit(f"{path}: format version {archive.format_version}, this script reads 1 and 2")
-    if archive.format_version == 2:
+    if archive.format_version not in (1, 2, 3):
+        raise SystemExit(f"{path}: format version {archive.format_version}, this script reads 1 to 3")
+    if archive.format_version >= 2:
         verify_digests(path, archive)
     config = json.loads(archive.model_config)
     params = {name[len("model."):]: p.detach() for name, p in archive.named_parameters()}

@@ -8,6 +8,7 @@
 #include "nmt/data/batch.h"
 #include "nmt/data/parallel_corpus.h"
 #include "nmt/model/model_config.h"
+#include "nmt/model/seq2seq.h"
 
 namespace nmt::test {
 
@@ -46,5 +47,9 @@ inline Batch varied_batch(const ModelConfig& config, std::uint64_t seed = 3) {
       random_sequences({4, 6, 2, 5, 3}, static_cast<int>(config.target_vocab_size), seed + 1));
   return make_batch(corpus, {0, 1, 2, 3, 4});
 }
+
+/// Trains `model` for `steps` Adam steps (learning rate 0.04) on `batch` and leaves it in evaluation
+/// mode: peaky distributions and EOS where targets end, far from memorised.
+void fit_briefly(Seq2Seq& model, const Batch& batch, int steps = 20);
 
 }  // namespace nmt::test

@@ -16,13 +16,8 @@
 namespace nmt {
 namespace {
 
-constexpr const char* kPython = "/usr/bin/python3";
-
-bool python_torch_available() {
-  static const bool available =
-      std::system((std::string(kPython) + " -c 'import torch' >/dev/null 2>&1").c_str()) == 0;
-  return available;
-}
+using test::python_torch_available;
+constexpr const char* kPython = test::kSystemPython;
 
 int run_reference(const std::string& checkpoint, const std::string& inputs, const std::string& log) {
   const std::string command = std::string(kPython) + " " + NMT_SOURCE_DIR + "/scripts/reference/nmt_reference.py " +
@@ -121,7 +116,7 @@ TEST(PythonCheckpoint, ParameterNamesAsPythonSeesThem) {
       "names = sorted(n for n, _ in m.named_parameters())\n"
       "expected = sorted(open(sys.argv[2]).read().split())\n"
       "assert names == expected, (names, expected)\n"
-      "assert m.format_version == 2 and m.training_config == 'x = 1'\n"
+      "assert m.format_version == 3 and m.training_config == 'x = 1'\n"
       // The checksums are plain SHA-256 of what Python reads (docs/checkpoints.md).
       "import hashlib\n"
       "d = json.loads(m.digests)\n"

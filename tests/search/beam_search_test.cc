@@ -12,7 +12,6 @@
 
 #include <c10/core/GradMode.h>
 #include <torch/nn/functional/loss.h>
-#include <torch/optim/adam.h>
 
 #include "nmt/core/error.h"
 #include "nmt/data/tokenizer.h"
@@ -499,17 +498,7 @@ const Trained& trained(const Architecture& architecture) {
   ModelConfig config = test::tiny_config(std::get<0>(architecture), std::get<1>(architecture));
   config.decoder_hidden_size = 2 * config.encoder_hidden_size;  // D = 2H: dot attention is a plain dot product
   t.model = Seq2Seq(config);
-  torch::optim::Adam optimizer(t.model->parameters(), torch::optim::AdamOptions(0.04));
-  for (int step = 0; step < 20; ++step) {
-    optimizer.zero_grad();
-    const auto out = t.model->forward(batch.source, batch.source_lengths, batch.target_in);
-    torch::nn::functional::cross_entropy(
-        out.logits.reshape({-1, out.logits.size(-1)}), batch.target_out.reshape(-1),
-        torch::nn::functional::CrossEntropyFuncOptions().ignore_index(SpecialIds::kPad))
-        .backward();
-    optimizer.step();
-  }
-  t.model->eval();
+  test::fit_briefly(t.model, batch);
   t.inference = t.model->for_inference(c10::Device(c10::kCPU));
   return t;
 }
