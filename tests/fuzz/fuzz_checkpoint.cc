@@ -5,13 +5,15 @@
 // tensors get past the digest check to the config parser and the model's shape checks).
 // load_checkpoint documents that every problem is an IoError or DataError naming the file; anything
 // else escaping it (c10::Error, std::bad_alloc, ...) is a finding, as are crashes. A checkpoint that
-// loads must hold a model whose vocabularies match its tokenizers.
+// loads must hold a model whose vocabularies match its tokenizers, and (format 3) load as a
+// scripted model too (its code compiled by torch::jit::load) with the same vocabulary.
 #include <cstddef>
 #include <cstdint>
 
 #include "nmt/core/error.h"
 #include "nmt/core/logging.h"
 #include "nmt/model/checkpoint.h"
+#include "nmt/model/scripted_model.h"
 #include "tests/fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -24,6 +26,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto& config = checkpoint.model->config();
     FUZZ_CHECK(checkpoint.source_tokenizer.vocab_size() == config.source_vocab_size, "source vocabulary");
     FUZZ_CHECK(checkpoint.target_tokenizer.vocab_size() == config.target_vocab_size, "target vocabulary");
+    try {
+      const nmt::ScriptedModel scripted = nmt::load_scripted_model(file.path(), c10::Device(c10::kCPU));
+      FUZZ_CHECK(scripted.decoder->target_vocab_size() == config.target_vocab_size, "scripted vocabulary");
+    } catch (const nmt::DataError&) {  // formats 1 and 2 have no methods
+    }
   } catch (const nmt::Error&) {
   } catch (const std::exception& e) {
     FUZZ_UNEXPECTED("load_checkpoint", e);

@@ -5,7 +5,10 @@
 #include <torch/serialize/output-archive.h>
 #include <zlib.h>
 
+#include <caffe2/serialize/inline_container.h>
+
 #include <cstring>
+#include <sstream>
 #include <filesystem>
 #include <optional>
 #include <random>
@@ -15,6 +18,7 @@
 #include "nmt/core/verified_archive.h"
 #include "nmt/core/version.h"
 #include "nmt/data/tokenizer_training.h"
+#include "nmt/model/scripted_model.h"
 #include "tests/model/model_test_util.h"
 #include "tests/test_util.h"
 
@@ -240,6 +244,31 @@ void recompute_zip_crcs(std::string& zip) {
   }
 }
 
+// The archive `zip` rewritten record by record with `from` replaced by `to` (once) in record `name`.
+std::string edit_record(const std::string& zip, const std::string& name, const std::string& from, const std::string& to) {
+  std::istringstream in(zip);
+  caffe2::serialize::PyTorchStreamReader reader(&in);
+  std::string out;
+  caffe2::serialize::PyTorchStreamWriter writer([&out](const void* data, std::size_t size) {
+    out.append(static_cast<const char*>(data), size);
+    return size;
+  });
+  bool edited = false;
+  for (const std::string& record : reader.getAllRecords()) {
+    if (record == "version" || record == ".data/version") continue;  // the writer adds its own
+    const auto [data, size] = reader.getRecord(record);
+    std::string bytes(static_cast<const char*>(data.get()), size);
+    if (record == name && bytes.find(from) != std::string::npos) {
+      bytes.replace(bytes.find(from), from.size(), to);
+      edited = true;
+    }
+    writer.writeRecord(record, bytes.data(), bytes.size());
+  }
+  writer.writeEndOfFile();
+  EXPECT_TRUE(edited) << name << " has no '" << from << "'";
+  return out;
+}
+
 std::string tensor_bytes(const at::Tensor& t) {
   const at::Tensor c = t.contiguous();
   return std::string(static_cast<const char*>(c.data_ptr()), static_cast<std::size_t>(c.numel()) * c.element_size());
@@ -285,6 +314,19 @@ TEST_F(BrokenCheckpoint, FlippedBytesNeverLoadSilently) {
   expect_one_line_error("the source subword model", "'source_spm'");
   flip_at(find_once(good, "\"attention\":\"general\"") + 14, 0x20, true);  // general -> General
   expect_one_line_error("the model config", "model_config");
+  // The methods' code (format 3), compressed in the zip: a literal changed so that the code still
+  // compiles ("+ 10" in the length limit becomes "+ 11") and the archive rewritten around it with
+  // matching CRCs: the code records' digests catch it, for both engines.
+  write_file_atomic(flipped_path, edit_record(good, "code/__torch__/nmt/checkpoint.py", "torch.sub(m, 1)), 10)",
+                                              "torch.sub(m, 1)), 11)"));
+  expect_one_line_error("the methods' code", "entry 'code/__torch__/nmt/checkpoint.py' does not match its SHA-256");
+  try {
+    load_scripted_model(flipped_path, c10::Device(c10::kCPU));
+    ADD_FAILURE() << "the script engine loaded changed code";
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find("'code/__torch__/nmt/checkpoint.py' does not match its SHA-256"),
+              std::string::npos) << e.what();
+  }
   // The pickle that describes the archive (the zip entry .../data.pkl, stored uncompressed).
   const auto [pickle, pickle_size] = zip_entry(good, "/data.pkl");
   ASSERT_GT(pickle_size, 100u);
@@ -354,6 +396,103 @@ TEST_F(BrokenCheckpoint, MissingUnexpectedAndMisshapenParameters) {
                     "missing decoder.bridge.weight", "unexpected decoder.extra.weight",
                     "decoder.rnn.weight_hh_l1 has shape [60, 19], expected [60, 20]",
                     "output.bias is Double, expected Float");
+}
+
+}  // namespace
+}  // namespace nmt
+
+namespace nmt {
+namespace {
+
+// A scripted model written in C++ for the contract's refusals: identity-like methods over a
+// vocabulary of 200 pieces; `edit` changes one thing.
+std::string write_scripted(const test::TempDir& dir, const std::string& name,
+                           const std::function<void(torch::jit::Module&, std::string&)>& edit = nullptr) {
+  torch::jit::Module module(c10::QualifiedName("__torch__.Foreign"));
+  std::string source =
+      "def encode(self, src: Tensor, src_lengths: Tensor) -> List[Tensor]:\n"
+      "    return [src.float()]\n"
+      "def step(self, state: List[Tensor], previous: Tensor) -> Tuple[Tensor, Tensor, List[Tensor]]:\n"
+      "    scores = torch.zeros([previous.size(0), self.target_vocab_size])\n"
+      "    return torch.log_softmax(scores, 1), state[0], state\n";
+  const auto bytes = [](const std::string& b) {
+    at::Tensor t = at::empty({static_cast<std::int64_t>(b.size())}, at::kByte);
+    std::memcpy(t.data_ptr(), b.data(), b.size());
+    return t;
+  };
+  module.register_buffer("source_spm", bytes(test::toy_tokenizer(200).model_bytes()));
+  module.register_buffer("target_spm", bytes(test::toy_tokenizer(200).model_bytes()));
+  for (const auto& [key, value] : std::vector<std::pair<const char*, std::int64_t>>{
+           {"source_vocab_size", 200}, {"target_vocab_size", 200}, {"pad_id", 0}, {"unk_id", 1}, {"bos_id", 2},
+           {"eos_id", 3}}) {
+    module.register_attribute(key, c10::IntType::get(), value);
+  }
+  if (edit) edit(module, source);
+  module.define(source);
+  const std::string path = dir.path(name);
+  module.save(path);
+  return path;
+}
+
+TEST(ScriptedModelContract, RefusalsNameTheFileAndWhatIsWrong) {
+  test::TempDir dir;
+  const c10::Device cpu(c10::kCPU);
+  const ScriptedModel good = load_scripted_model(write_scripted(dir, "good.pt"), cpu);
+  EXPECT_EQ(good.decoder->target_vocab_size(), 200);
+  EXPECT_TRUE(good.decoder->has_attention());
+  const at::Tensor source = at::full({2, 5}, 7, at::kLong);
+  const auto state = good.decoder->encode(source, at::full({2}, 5, at::kLong));
+  const StepOutput out = good.decoder->step(*state, at::full({2}, SpecialIds::kBos, at::kLong));
+  EXPECT_EQ(out.log_probs.sizes(), (at::IntArrayRef{2, 200}));
+  EXPECT_EQ(out.state->select(at::tensor({1, 1, 0}))->batch_size(), 3);
+
+  EXPECT_THROW_WITH(load_scripted_model(write_scripted(dir, "no-step.pt", [](torch::jit::Module&, std::string& s) {
+                      s = s.substr(0, s.find("def step"));
+                    }), cpu), DataError, "no-step.pt has no method 'step'");
+  EXPECT_THROW_WITH(load_scripted_model(write_scripted(dir, "eos.pt", [](torch::jit::Module& m, std::string&) {
+                      m.setattr("eos_id", 5);
+                    }), cpu), DataError, "eos.pt: eos_id is 5, nmt's is 3");
+  EXPECT_THROW_WITH(load_scripted_model(write_scripted(dir, "vocab.pt", [](torch::jit::Module& m, std::string&) {
+                      m.setattr("target_vocab_size", 300);
+                    }), cpu), DataError, "vocab.pt: vocabulary sizes 200 and 300", "200 and 200 pieces");
+  const std::string no_attention = write_scripted(dir, "plain.pt", [](torch::jit::Module& m, std::string&) {
+    m.register_attribute("has_attention", c10::IntType::get(), 0);
+  });
+  EXPECT_FALSE(load_scripted_model(no_attention, cpu).decoder->has_attention());
+  // A step that returns the wrong shape is named at the step, not later.
+  const ScriptedModel wrong = load_scripted_model(
+      write_scripted(dir, "shape.pt", [](torch::jit::Module&, std::string& s) {
+        s.replace(s.find("self.target_vocab_size])"), 24, "7])");
+      }), cpu);
+  const auto wrong_state = wrong.decoder->encode(source, at::full({2}, 5, at::kLong));
+  EXPECT_THROW_WITH(wrong.decoder->step(*wrong_state, at::full({2}, SpecialIds::kBos, at::kLong)), DataError,
+                    "shape.pt: step returned log-probabilities of shape [2, 7]", "expected float [2, 200]");
+  // An nmt checkpoint of format 2 has no methods: the message says how to add them.
+  Seq2Seq model(config_for(200, 300, AttentionType::general, DecoderStyle::luong));
+  Variant format2;
+  write_variant(dir.path("old.pt"), model, format2);
+  EXPECT_THROW_WITH(load_scripted_model(dir.path("old.pt"), cpu), DataError, "old.pt has format version 2",
+                    "nmt-checkpoint upgrade");
+  EXPECT_THROW_WITH(load_scripted_model(dir.path("absent.pt"), cpu), IoError, "absent.pt");
+}
+
+TEST(CheckpointUpgrade, AddsTheMethodsAndKeepsEverythingElse) {
+  test::TempDir dir;
+  Seq2Seq model(config_for(200, 300, AttentionType::general, DecoderStyle::luong));
+  write_variant(dir.path("old.pt"), model, Variant{});  // format 2, as nmt 0.1 wrote with digests
+  upgrade_checkpoint(dir.path("old.pt"), dir.path("new.pt"));
+  const Checkpoint before = load_checkpoint(dir.path("old.pt")), after = load_checkpoint(dir.path("new.pt"));
+  auto expected = before.model->named_parameters();
+  for (const auto& p : after.model->named_parameters()) EXPECT_TRUE(at::equal(p.value(), expected[p.key()])) << p.key();
+  EXPECT_EQ(after.source_tokenizer.model_bytes(), before.source_tokenizer.model_bytes());
+  EXPECT_EQ(load_scripted_model(dir.path("new.pt"), c10::Device(c10::kCPU)).decoder->target_vocab_size(), 300);
+  const std::string upgraded = read_file(dir.path("new.pt"));
+  EXPECT_THROW_WITH(upgrade_checkpoint(dir.path("old.pt"), dir.path("new.pt")), IoError, "new.pt: it exists");
+  EXPECT_EQ(read_file(dir.path("new.pt")), upgraded) << "a refused upgrade changed the file";
+  upgrade_checkpoint(dir.path("new.pt"), dir.path("new.pt"), /*replace=*/true);  // in place: a rename
+  EXPECT_NO_THROW(load_checkpoint(dir.path("new.pt")));
+  EXPECT_THROW_WITH(upgrade_checkpoint(dir.path("absent.pt"), dir.path("x.pt")), IoError, "absent.pt");
+  EXPECT_FALSE(std::filesystem::exists(dir.path("x.pt")));
 }
 
 }  // namespace
