@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""Runs a checkpoint's TorchScript methods from Python and compares them with the C++ results the
-test wrote (tests/model/scripted_checkpoint_test.cc): score within 1e-5 of forced decoding, greedy
-and beam_search (beam 5) the same token ids as greedy_search and beam_search.
+"""Runs checkpoints' TorchScript methods from Python and compares them with what nmt computed
+(tests/model/scripted_checkpoint_test.cc writes them): score within 1e-5 of forced decoding,
+greedy and beam_search (beam 5) the same token ids as nmt's greedy_search and beam_search.
 
-    /usr/bin/python3 scripted_checkpoint_check.py CHECKPOINT EXPECTED
+    /usr/bin/python3 scripted_checkpoint_check.py DIR
 
-EXPECTED is a TorchScript archive with buffers source, source_lengths, targets, target_lengths,
-forced (log-probabilities), greedy_tokens, greedy_lengths, beam_tokens, beam_lengths. Exit 0 when
-everything agrees; otherwise it prints what differs.
+DIR holds one folder per architecture with model.pt (the checkpoint) and expected.pt (a
+TorchScript archive with buffers source, source_lengths, targets, target_lengths, forced,
+greedy_tokens, greedy_lengths, beam_tokens, beam_lengths). Prints a line per folder and
+"N of M architectures agree"; exit status 0 when all do.
 """
+import os
 import sys
 
 import torch
@@ -18,9 +20,10 @@ def token_lists(tokens, lengths):
     return [tokens[i, :lengths[i]].tolist() for i in range(tokens.shape[0])]
 
 
-def main(checkpoint, expected_path):
-    model = torch.jit.load(checkpoint)
-    e = torch.jit.load(expected_path)
+def check(folder):
+    """A list of what differs (empty: all agrees) and the largest score difference."""
+    model = torch.jit.load(os.path.join(folder, "model.pt"))
+    e = torch.jit.load(os.path.join(folder, "expected.pt"))
     problems = []
     with torch.inference_mode():
         scores = model.score(e.source, e.source_lengths, e.targets, e.target_lengths)
@@ -28,15 +31,29 @@ def main(checkpoint, expected_path):
         if error > 1e-5:
             problems.append(f"score differs from forced decoding by {error:.3g}")
         tokens, lengths, _, _ = model.greedy(e.source, e.source_lengths)
-        if token_lists(tokens, lengths) != token_lists(e.greedy_tokens, e.greedy_lengths):
-            problems.append("greedy tokens differ")
+        greedy = token_lists(tokens, lengths)
+        expected = token_lists(e.greedy_tokens, e.greedy_lengths)
+        if greedy != expected:
+            problems.append(f"greedy tokens differ in {sum(a != b for a, b in zip(greedy, expected))} sentences")
         tokens, lengths, _, _ = model.beam_search(e.source, e.source_lengths, 5, 0.6)
-        if token_lists(tokens, lengths) != token_lists(e.beam_tokens, e.beam_lengths):
-            problems.append("beam search tokens differ")
-    print(f"torch {torch.__version__}: " + ("; ".join(problems) if problems else
-          f"{e.source.shape[0]} sentences agree (score within {error:.2g})"))
-    return 1 if problems else 0
+        beam = token_lists(tokens, lengths)
+        expected = token_lists(e.beam_tokens, e.beam_lengths)
+        if beam != expected:
+            problems.append(f"beam search tokens differ in {sum(a != b for a, b in zip(beam, expected))} sentences")
+    return problems, error, e.source.shape[0]
+
+
+def main(directory):
+    folders = sorted(d for d in os.listdir(directory) if os.path.isdir(os.path.join(directory, d)))
+    agree = 0
+    for name in folders:
+        problems, error, sentences = check(os.path.join(directory, name))
+        agree += not problems
+        print(f"{name}: " + ("; ".join(problems) if problems else
+                             f"{sentences} sentences agree (score within {error:.2g})"))
+    print(f"torch {torch.__version__}: {agree} of {len(folders)} architectures agree")
+    return 0 if folders and agree == len(folders) else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main(*sys.argv[1:]))
+    sys.exit(main(sys.argv[1]))

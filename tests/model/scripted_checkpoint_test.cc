@@ -32,6 +32,18 @@ constexpr int kSourceVocab = 200, kTargetVocab = 300, kSentences = 50;
 
 using Architecture = std::tuple<AttentionType, DecoderStyle, bool>;  // lean: 2 decoder layers, zero bridge, shared+tied
 
+// Every attention type x decoder style x {full, lean}.
+std::vector<Architecture> all_architectures() {
+  std::vector<Architecture> all;
+  for (const auto attention : {AttentionType::bahdanau, AttentionType::dot, AttentionType::general,
+                               AttentionType::concat, AttentionType::none}) {
+    for (const auto style : {DecoderStyle::bahdanau, DecoderStyle::luong}) {
+      for (const bool lean : {false, true}) all.emplace_back(attention, style, lean);
+    }
+  }
+  return all;
+}
+
 struct Fixture {
   test::TempDir dir;
   Seq2Seq model{nullptr};
@@ -210,20 +222,20 @@ std::pair<at::Tensor, at::Tensor> padded(const std::vector<Hypothesis>& hypothes
   return {tokens, lengths};
 }
 
-// Also, with NMT_SCRIPTED_EXPORT_DIR set, copies the checkpoint and what nmt computed into
-// DIR/<architecture>/ (model.pt, expected.pt), for another PyTorch to check
-// (scripts/check-debian13.sh --python-torch runs them with Debian 13's).
-TEST_P(ScriptedCheckpoint, PythonRunsTheMethodsWithTheSameResults) {
-  const at::Tensor source = f().sources.source, lengths = f().sources.lengths;
+// Writes dir/<architecture>/model.pt and expected.pt: the checkpoint and what nmt computes with it
+// (greedy and beam 5 tokens, forced decoding) on the fixture's sentences.
+void write_expected(const Architecture& architecture, const std::filesystem::path& dir) {
+  const Fixture& f = fixture(architecture);
+  const at::Tensor source = f.sources.source, lengths = f.sources.lengths;
   SearchOptions options;
-  const auto [greedy_tokens, greedy_lengths] = padded(greedy_search(*f().inference, source, lengths, options));
+  const auto [greedy_tokens, greedy_lengths] = padded(greedy_search(*f.inference, source, lengths, options));
   options.beam_size = 5;
   std::vector<Hypothesis> best;
-  for (auto& n_best : beam_search(*f().inference, source, lengths, options)) best.push_back(n_best.front());
+  for (auto& n_best : beam_search(*f.inference, source, lengths, options)) best.push_back(n_best.front());
   const auto [beam_tokens, beam_lengths] = padded(best);
   std::vector<const std::vector<int>*> pointers;
   std::vector<std::int64_t> target_lengths;
-  for (const auto& t : f().targets) {
+  for (const auto& t : f.targets) {
     pointers.push_back(&t);
     target_lengths.push_back(static_cast<std::int64_t>(t.size()));
   }
@@ -233,34 +245,37 @@ TEST_P(ScriptedCheckpoint, PythonRunsTheMethodsWithTheSameResults) {
   expected.write("source_lengths", lengths, true);
   expected.write("targets", without_eos(gold), true);
   expected.write("target_lengths", at::tensor(target_lengths), true);
-  expected.write("forced", forced_log_probs(*f().inference, source, lengths, gold), true);
+  expected.write("forced", forced_log_probs(*f.inference, source, lengths, gold), true);
   expected.write("greedy_tokens", greedy_tokens, true);
   expected.write("greedy_lengths", greedy_lengths, true);
   expected.write("beam_tokens", beam_tokens, true);
   expected.write("beam_lengths", beam_lengths, true);
-  test::TempDir dir;
-  expected.save_to(dir.path("expected.pt"));
-  if (const char* export_dir = std::getenv("NMT_SCRIPTED_EXPORT_DIR")) {
-    const std::filesystem::path to = std::filesystem::path(export_dir) / architecture_name({GetParam(), 0});
-    std::filesystem::create_directories(to);
-    std::filesystem::copy_file(f().checkpoint, to / "model.pt", std::filesystem::copy_options::overwrite_existing);
-    std::filesystem::copy_file(dir.path("expected.pt"), to / "expected.pt",
-                               std::filesystem::copy_options::overwrite_existing);
-  }
-  if (!test::python_torch_available()) GTEST_SKIP() << test::kSystemPython << " with torch not available";
-  const std::string command = std::string(test::kSystemPython) + " " + NMT_SOURCE_DIR +
-                              "/tests/model/scripted_checkpoint_check.py " + f().checkpoint + " " +
-                              dir.path("expected.pt") + " >" + dir.path("log.txt") + " 2>&1";
-  EXPECT_EQ(std::system(command.c_str()), 0) << test::read_text(dir.path("log.txt"));
+  const std::filesystem::path to = dir / architecture_name({architecture, 0});
+  std::filesystem::create_directories(to);
+  expected.save_to((to / "expected.pt").string());
+  std::filesystem::copy_file(f.checkpoint, to / "model.pt", std::filesystem::copy_options::overwrite_existing);
 }
 
-INSTANTIATE_TEST_SUITE_P(All, ScriptedCheckpoint,
-                         ::testing::Combine(::testing::Values(AttentionType::bahdanau, AttentionType::dot,
-                                                              AttentionType::general, AttentionType::concat,
-                                                              AttentionType::none),
-                                            ::testing::Values(DecoderStyle::bahdanau, DecoderStyle::luong),
-                                            ::testing::Bool()),
-                         architecture_name);
+// From Python, every architecture in one interpreter (a torch import costs seconds). With
+// NMT_SCRIPTED_EXPORT_DIR set, the files stay there for another PyTorch to check
+// (scripts/check-debian13.sh --python-torch runs them with Debian 13's), whether or not this
+// machine's Python has torch.
+TEST(ScriptedCheckpointFromPython, EveryArchitectureAgreesWithNmt) {
+  test::TempDir temp;
+  const char* export_dir = std::getenv("NMT_SCRIPTED_EXPORT_DIR");
+  const std::filesystem::path dir = export_dir ? std::filesystem::path(export_dir) : temp.root();
+  for (const Architecture& architecture : all_architectures()) write_expected(architecture, dir);
+  if (!test::python_torch_available()) GTEST_SKIP() << test::kSystemPython << " with torch not available";
+  const std::string log = temp.path("log.txt");
+  const std::string command = std::string(test::kSystemPython) + " " + NMT_SOURCE_DIR +
+                              "/tests/model/scripted_checkpoint_check.py " + dir.string() + " >" + log + " 2>&1";
+  EXPECT_EQ(std::system(command.c_str()), 0) << test::read_text(log);
+  const std::string text = test::read_text(log);
+  EXPECT_NE(text.find(std::to_string(all_architectures().size()) + " of " + std::to_string(all_architectures().size()) +
+                      " architectures agree"), std::string::npos) << text;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, ScriptedCheckpoint, ::testing::ValuesIn(all_architectures()), architecture_name);
 
 }  // namespace
 }  // namespace nmt
