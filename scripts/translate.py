@@ -12,7 +12,9 @@ warning naming the line), so the output equals nmt-translate's line for line (up
 in near ties: the methods compute with torch's operators, nmt-translate with its own kernels).
 """
 import argparse
+import os
 import sys
+import tempfile
 
 import sentencepiece
 import torch
@@ -103,11 +105,21 @@ def main(argv=None):
                 outputs[i] = target.decode(tokens[row, :lengths[row]].tolist())
 
     text = "".join(line + "\n" for line in outputs)
-    if args.output:
+    if not args.output:
+        sys.stdout.write(text)
+    elif os.path.exists(args.output) and not os.path.isfile(args.output):  # a device or a FIFO: in place
         with open(args.output, "w", encoding="utf-8") as out:
             out.write(text)
-    else:
-        sys.stdout.write(text)
+    else:  # whole or not at all: a temporary file beside it, renamed over it
+        target = os.path.realpath(args.output)
+        handle, temporary = tempfile.mkstemp(prefix=".translate-", dir=os.path.dirname(target))
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write(text)
+            os.replace(temporary, target)
+        except BaseException:
+            os.unlink(temporary)
+            raise
     return 0
 
 
