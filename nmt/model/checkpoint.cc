@@ -1,7 +1,6 @@
 #include "nmt/model/checkpoint.h"
 
 #include <torch/csrc/jit/api/module.h>
-#include <torch/serialize/input-archive.h>
 
 #include <cstring>
 #include <filesystem>
