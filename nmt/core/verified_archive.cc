@@ -117,17 +117,6 @@ void collect_code_digests(const std::string& bytes, std::map<std::string, std::s
 
 }  // namespace
 
-std::string serialize_with_digests(torch::jit::Module& module) {
-  const std::string plain = save_bytes(module);
-  torch::serialize::InputArchive reread;
-  reread.load_from(plain.data(), plain.size(), at::kCPU);
-  std::map<std::string, std::string> digests;
-  collect_digests(reread, "", digests);
-  collect_code_digests(plain, digests);
-  module.setattr(kDigestsEntry, c10::IValue(nlohmann::json(digests).dump()));
-  return save_bytes(module);
-}
-
 std::string serialize_with_digests(torch::serialize::OutputArchive& archive) {
   // Digests of what a reader will read back: serialise, read, then add the table.
   const std::string plain = save_bytes(archive);
@@ -345,6 +334,17 @@ torch::jit::Module read_archive_values(const std::string& bytes, const std::stri
   torch::jit::Module module(root.toObject());
   check_tensors_fit(list_module_tensors(module), entries, what + " " + path + " is damaged: ");
   return module;
+}
+
+std::string serialize_with_digests(torch::jit::Module& module) {
+  // Read back as load_checkpoint reads (values only: torch::jit::load would compile the methods a
+  // second time), digested by the same walk that verifies them.
+  const std::string plain = save_bytes(module);
+  std::map<std::string, std::string> digests;
+  collect_module_digests(read_archive_values(plain, "archive", "being written"), "", digests);
+  collect_code_digests(plain, digests);
+  module.setattr(kDigestsEntry, c10::IValue(nlohmann::json(digests).dump()));
+  return save_bytes(module);
 }
 
 ArchiveReader::ArchiveReader(torch::serialize::InputArchive& archive, std::string what, std::string path)
