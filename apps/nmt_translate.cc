@@ -31,7 +31,13 @@ int main(int argc, char** argv) {
   nmt::TranslateJob job;
   nmt::TranslateOptions& t = job.translate;
   nmt::SearchOptions& s = t.search;
-  app.add_option("--model,-m", job.checkpoint, "Checkpoint written by nmt-train (.pt)")->required();
+  app.add_option("--model,-m", job.checkpoints,
+                 "Checkpoint written by nmt-train (.pt); repeated: an ensemble of the models (they share the target "
+                 "subword model)")
+      ->required();
+  nmt::app::add_enum_option(app, "--ensemble-mode", job.ensemble_mode,
+                            "How an ensemble combines the models' steps: log-linear (mean of log-probabilities) or "
+                            "linear (log of the mean of probabilities)");
   nmt::app::add_enum_option(app, "--engine", job.engine,
                             "native: nmt's inference code; script: the model's TorchScript methods (any scripted "
                             "model that keeps the contract of docs/checkpoints.md)");

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include "nmt/model/ensemble_decoder.h"
 #include "nmt/translate/translate_stream.h"
 #include "nmt/translate/translator.h"
 
@@ -15,7 +17,10 @@ enum class TranslateEngine { native, script };
 const EnumNames<TranslateEngine>& enum_names(TranslateEngine);  // native, script
 
 struct TranslateJob {
-  std::string checkpoint;                   // written by nmt-train (or, with engine script, any scripted model)
+  /// Written by nmt-train (or, with engine script, any scripted model); several: an ensemble
+  /// (nmt/model/ensemble_decoder.h) whose members share the first's target subword model.
+  std::vector<std::string> checkpoints;
+  EnsembleMode ensemble_mode = EnsembleMode::log_linear;
   TranslateEngine engine = TranslateEngine::native;
   std::string input = "-", output = "-";    // "-": stdin / stdout
   std::string attention_output;             // attention JSON lines; empty: none
@@ -32,7 +37,8 @@ struct TranslateJob {
   void prepare();
 };
 
-/// Loads the checkpoint, builds its inference form and streams the input through a Translator.
+/// Loads the checkpoint(s), builds the inference form (an ensemble for several) and streams the
+/// input through a Translator.
 StreamSummary run_translate_job(TranslateJob job);
 
 }  // namespace nmt

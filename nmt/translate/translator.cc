@@ -36,13 +36,19 @@ void TranslateOptions::validate() const {
 }
 
 Translator::Translator(const IncrementalDecoder& model, Tokenizer source_tokenizer, Tokenizer target_tokenizer,
-                       TranslateOptions options, c10::Device device)
+                       TranslateOptions options, c10::Device device, std::vector<Tokenizer> extra_source_tokenizers)
     : model_(model),
       source_tokenizer_(std::move(source_tokenizer)),
       target_tokenizer_(std::move(target_tokenizer)),
+      extra_source_tokenizers_(std::move(extra_source_tokenizers)),
       options_(std::move(options)),
       device_(device) {
   options_.validate();
+  if (extra_source_tokenizers_.size() != model_.extra_source_count()) {
+    throw ConfigError("the model reads " + std::to_string(model_.extra_source_count()) +
+                      " further source segmentation(s), the translator was given " +
+                      std::to_string(extra_source_tokenizers_.size()) + " subword model(s) for them");
+  }
   if (options_.replace_unknown && !model_.has_attention()) {
     throw ConfigError("replace-unk needs attention weights, and the model has attention = none");
   }
@@ -51,19 +57,47 @@ Translator::Translator(const IncrementalDecoder& model, Tokenizer source_tokeniz
   search_ = SearchStrategy::make(options_.search);
 }
 
-std::vector<int> Translator::encode_source(const std::string& sentence, std::size_t line, bool* truncated) const {
-  std::vector<int> ids = source_tokenizer_.encode(sentence);
+std::vector<int> Translator::encode_source(const Tokenizer& tokenizer, const std::string& sentence, std::size_t line,
+                                          bool* truncated, const std::string& view) const {
+  std::vector<int> ids = tokenizer.encode(sentence);
   *truncated = false;
   const auto limit = static_cast<std::size_t>(options_.max_source_length);
   if (ids.size() > limit) {
-    const std::string where = "input line " + std::to_string(line) + ": " + std::to_string(ids.size()) +
-                              " subwords, more than the maximum source length " + std::to_string(limit);
+    const std::string where = "input line " + std::to_string(line) + ": " + std::to_string(ids.size()) + " subwords" +
+                              view + ", more than the maximum source length " + std::to_string(limit);
     if (options_.long_inputs == LongInputPolicy::reject) throw DataError(where + " (long-inputs reject)");
     log().warn("{}; translating the first {} (long-inputs truncate)", where, limit);
     ids.resize(limit);
     *truncated = true;
   }
   return ids;
+}
+
+std::vector<std::vector<std::vector<int>>> Translator::encode_extra_sources(const std::vector<std::string>& sentences,
+                                                                            std::size_t first_line) const {
+  std::vector<std::vector<std::vector<int>>> views(extra_source_tokenizers_.size());
+  for (std::size_t v = 0; v < views.size(); ++v) {
+    const std::string name = " in the segmentation of ensemble source subword model " + std::to_string(v + 2);
+    views[v].resize(sentences.size());
+    for (std::size_t i = 0; i < sentences.size(); ++i) {
+      bool truncated = false;
+      views[v][i] = encode_source(extra_source_tokenizers_[v], sentences[i], first_line + i, &truncated, name);
+    }
+  }
+  return views;
+}
+
+std::shared_ptr<const IncrementalDecoder> Translator::model_for_batch(
+    const std::vector<std::vector<std::vector<int>>>& extra_ids, const std::vector<std::size_t>& order,
+    std::size_t start, std::size_t end) const {
+  if (extra_ids.empty()) return std::shared_ptr<const IncrementalDecoder>(&model_, [](const IncrementalDecoder*) {});
+  ExtraSources extra;
+  for (const auto& view : extra_ids) {
+    SourceBatch batch = make_source_batch(view, order, start, end);
+    extra.sources.push_back(batch.source.to(device_));
+    extra.lengths.push_back(batch.lengths);
+  }
+  return model_.bind_extra_sources(std::move(extra));
 }
 
 TranslatedHypothesis Translator::finish(Hypothesis&& hypothesis, const std::vector<int>& source) const {
@@ -91,6 +125,7 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
     ids[i] = encode_source(sentences[i], first_line + i, &translations[i].truncated);
     lengths[i] = static_cast<std::int64_t>(ids[i].size());
   }
+  const auto extra_ids = encode_extra_sources(sentences, first_line);
   const std::vector<std::size_t> order = longest_first(lengths, /*keep_empty=*/false);
   const std::int64_t beam = options_.search.beam_size;
   // Workers need batches to share: when the budget gives fewer than two per worker, smaller
@@ -112,7 +147,8 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
     torch::NoGradGuard no_grad_here;  // grad mode is per thread
     const auto [start, end] = batches[b];
     const SourceBatch batch = make_source_batch(ids, order, start, end);
-    std::vector<std::vector<Hypothesis>> results = search_->search(model_, batch.source.to(device_), batch.lengths);
+    const auto model = model_for_batch(extra_ids, order, start, end);
+    std::vector<std::vector<Hypothesis>> results = search_->search(*model, batch.source.to(device_), batch.lengths);
     std::int64_t tokens = 0;
     for (std::size_t r = 0; r < results.size(); ++r) {
       const std::size_t index = order[start + r];
@@ -160,6 +196,7 @@ std::vector<double> Translator::score(const std::vector<std::string>& sources, c
     target_ids[i] = target_tokenizer_.encode(targets[i]);
     lengths[i] = static_cast<std::int64_t>(source_ids[i].size() + target_ids[i].size());
   }
+  const auto extra_ids = encode_extra_sources(sources, first_line);
   std::vector<double> scores(sources.size());
   if (tokens) tokens->assign(sources.size(), 0);
   const std::vector<std::size_t> order = longest_first(lengths, /*keep_empty=*/true);
@@ -167,8 +204,9 @@ std::vector<double> Translator::score(const std::vector<std::string>& sources, c
     const SourceBatch batch = make_source_batch(source_ids, order, start, end);
     std::vector<const std::vector<int>*> batch_targets;
     for (std::size_t i = start; i < end; ++i) batch_targets.push_back(&target_ids[order[i]]);
+    const auto model = model_for_batch(extra_ids, order, start, end);
     const at::Tensor total =
-        forced_log_probs(model_, batch.source.to(device_), batch.lengths, make_target_batch(batch_targets).to(device_));
+        forced_log_probs(*model, batch.source.to(device_), batch.lengths, make_target_batch(batch_targets).to(device_));
     for (std::size_t i = start; i < end; ++i) {
       const std::size_t index = order[i];
       scores[index] = static_cast<double>(total[static_cast<std::int64_t>(i - start)].item<float>());
