@@ -1,7 +1,12 @@
 // nmt-checkpoint: operations on checkpoint files (docs/checkpoints.md). upgrade: rewrite a
 // checkpoint of an older format in the current one (format 3 adds the TorchScript methods).
+// average: the mean of several checkpoints' parameters (explicit files, or a run's last or best N).
 #include "apps/common/app_main.h"
+#include "apps/common/option_table.h"
+#include "nmt/core/error.h"
 #include "nmt/model/checkpoint.h"
+#include "nmt/model/checkpoint_average.h"
+#include "nmt/train/run_checkpoints.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"Operations on nmt checkpoints."};
@@ -16,7 +21,36 @@ int main(int argc, char** argv) {
   upgrade->add_option("output", output, "Checkpoint to write (atomically)")->required();
   upgrade->add_flag("--force", force, "Replace OUTPUT if it exists");
 
+  std::vector<std::string> inputs;
+  std::int64_t last = 0, best = 0;
+  nmt::ValidationMetric metric = nmt::ValidationMetric::bleu;
+  auto* average = app.add_subcommand(
+      "average",
+      "Average the parameters of checkpoints of one architecture and subword models: the files given, or with --last "
+      "or --best the step checkpoints of one run directory");
+  average->add_option("inputs", inputs, "Checkpoints (.pt), or one run directory with --last or --best")->required();
+  average->add_option("-o,--output", output, "Checkpoint to write (atomically)")->required();
+  auto* last_option = average->add_option("--last", last, "The run directory's newest N step checkpoints");
+  auto* best_option =
+      average->add_option("--best", best, "The run directory's N best step checkpoints by --metric (of those it kept)");
+  last_option->excludes(best_option);
+  nmt::app::add_enum_option(*average, "--metric", metric, "With --best: the dev metric of metrics.jsonl that ranks");
+  average->add_flag("--force", force, "Replace OUTPUT if it exists (it may be one of the inputs)");
+
   return nmt::app::run(app, argc, argv, [&] {
     if (upgrade->parsed()) nmt::upgrade_checkpoint(input, output, force);
+    if (average->parsed()) {
+      std::vector<std::string> files = inputs;
+      if (last_option->count() > 0 || best_option->count() > 0) {
+        if (inputs.size() != 1) {
+          throw nmt::ConfigError("--last and --best take one run directory, got " + std::to_string(inputs.size()) +
+                                 " inputs");
+        }
+        files = last_option->count() > 0
+                    ? nmt::choose_run_checkpoints(inputs.front(), nmt::RunCheckpointChoice::last, last)
+                    : nmt::choose_run_checkpoints(inputs.front(), nmt::RunCheckpointChoice::best, best, metric);
+      }
+      nmt::average_checkpoints(files, output, force);
+    }
   });
 }

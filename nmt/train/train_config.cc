@@ -79,10 +79,13 @@ void TrainConfig::validate() const {
   require_option(train.clip_norm >= 0, "train.clip-norm", ">= 0 (0: no clipping)", str(train.clip_norm));
   require_option(train.sampling_alpha >= 0 && train.sampling_alpha <= 1, "train.sampling-alpha", "in [0, 1] (0: off)",
           str(train.sampling_alpha));
+  require_option(train.ema_decay >= 0 && train.ema_decay < 1, "train.ema-decay", "in [0, 1) (0: off)",
+                 str(train.ema_decay));
   require_option(train.log_every >= 1, "train.log-every", ">= 1", std::to_string(train.log_every));
   require_option(train.max_bad_batches >= 1, "train.max-bad-batches", ">= 1", std::to_string(train.max_bad_batches));
   require_option(valid.every >= 0, "valid.every", ">= 0", std::to_string(valid.every));
   require_option(valid.max_sentences >= 0, "valid.max-sentences", ">= 0 (0: all)", std::to_string(valid.max_sentences));
+  require_option(valid.beam >= 1 && valid.beam <= 1000, "valid.beam", "in [1, 1000]", std::to_string(valid.beam));
   require_option(valid.examples >= 0, "valid.examples", ">= 0", std::to_string(valid.examples));
   require_option(valid.patience >= 0, "valid.patience", ">= 0 (0: no early stopping)", std::to_string(valid.patience));
   require_option(valid.max_length_a >= 0, "valid.max-length-a", ">= 0", str(valid.max_length_a));

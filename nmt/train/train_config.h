@@ -54,6 +54,7 @@ struct TrainingOptions {
   std::int64_t log_every = 100;
   std::int64_t max_bad_batches = 10;
   bool amp = false;
+  double ema_decay = 0;  // nmt/train/weight_ema.h
 };
 
 enum class ValidationMetric { bleu, loss };
@@ -62,6 +63,7 @@ const EnumNames<ValidationMetric>& enum_names(ValidationMetric);  // bleu, loss
 struct ValidationOptions {
   std::int64_t every = 1000;
   std::int64_t max_sentences = 0;
+  std::int64_t beam = 1;  // 1: greedy search (beam search with nmt-translate's length penalty otherwise)
   std::int64_t examples = 3;
   ValidationMetric metric = ValidationMetric::bleu;
   std::int64_t patience = 0;
@@ -167,6 +169,10 @@ void train(Config& c, Visitor& visit) {
   visit(OptionDoc{"train.log-every", "Steps between progress lines"}, t.log_every);
   visit(OptionDoc{"train.max-bad-batches", "Stop after this many non-finite batches in a row"}, t.max_bad_batches);
   visit(OptionDoc{"train.amp", "bfloat16 autocast (CUDA only)"}, t.amp);
+  visit(OptionDoc{"train.ema-decay",
+                  "Exponential moving average of the weights, used for validation and saved models (0: off; "
+                  "e.g. 0.999)"},
+        t.ema_decay);
 }
 template <class Config, class Visitor>
 void optim(Config& c, Visitor& visit) {
@@ -192,7 +198,11 @@ template <class Config, class Visitor>
 void valid(Config& c, Visitor& visit) {
   auto& v = c.valid;
   visit(OptionDoc{"valid.every", "Steps between validations (0: only at the end)"}, v.every);
-  visit(OptionDoc{"valid.max-sentences", "Dev sentences translated (greedy) for BLEU (0: all)"}, v.max_sentences);
+  visit(OptionDoc{"valid.max-sentences", "Dev sentences translated for BLEU (0: all)"}, v.max_sentences);
+  visit(OptionDoc{"valid.beam",
+                  "Beam size of the dev translations (1: greedy; else beam search with gnmt length penalty 0.6, as "
+                  "nmt-translate)"},
+        v.beam);
   visit(OptionDoc{"valid.examples", "Example translations logged"}, v.examples);
   visit(OptionDoc{"valid.metric", "Metric of the best checkpoint, early stopping and plateau"}, v.metric);
   visit(OptionDoc{"valid.patience", "Early stopping patience in validations (0: off)"}, v.patience);

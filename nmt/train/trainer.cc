@@ -35,6 +35,7 @@
 #include "nmt/train/training_group.h"
 #include "nmt/train/training_state.h"
 #include "nmt/train/validator.h"
+#include "nmt/train/weight_ema.h"
 
 namespace nmt {
 namespace fs = std::filesystem;
@@ -75,12 +76,16 @@ struct Trainer::Impl {
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   std::unique_ptr<LrSchedule> schedule;
   std::unique_ptr<GradientSync> gradient_sync;  // a group's
+  std::unique_ptr<WeightEma> ema;  // rank 0's, with train.ema-decay > 0: what validation and checkpoints use
   TrainingState state;
   std::unique_ptr<EpochBatches> batches;  // the shared plan of every epoch; state.position mirrors it
   std::string last_checkpoint;
   std::int64_t bad_in_a_row = 0;  // non-finite steps in a row
 
   bool lead() const { return group->lead(); }
+  bool uses_ema() const { return config.train.ema_decay > 0; }
+  /// The weights validation and checkpoints take: the moving average's, or the model's own.
+  Seq2Seq& published_model() { return ema ? ema->shadow() : model; }
   fs::path checkpoints() const { return fs::path(config.run_dir) / "checkpoints"; }
 
   TrainResult run();
@@ -88,6 +93,7 @@ struct Trainer::Impl {
   void setup();
   void load_data_and_model();
   void resume();
+  void restore_weights(const Checkpoint& checkpoint, const std::string& path);
   void plan_batches(const BatchPosition* start = nullptr);
   // Training.
   TrainResult loop();
@@ -121,6 +127,7 @@ TrainResult Trainer::Impl::run() {
     group->from_lead(model->parameters(), "sending the initial parameters");
     group->start_own_dropout(config.seed);
   }
+  if (uses_ema() && lead()) ema = std::make_unique<WeightEma>(model, config.train.ema_decay);
   if (config.resume) {
     resume();
   } else {
@@ -208,12 +215,8 @@ void Trainer::Impl::resume() {
       throw ConfigError("cannot resume from " + checkpoint_path + ": its subword models differ from " +
                         config.data.source_spm);
     }
-    {
-      torch::NoGradGuard no_grad;
-      auto loaded = checkpoint.model->named_parameters();
-      for (auto& p : model->named_parameters()) p.value().copy_(loaded[p.key()]);
-    }
     state = load_training_state_from_bytes(state_bytes, (checkpoints() / (stem + ".state")).string(), *optimizer);
+    restore_weights(checkpoint, checkpoint_path);
     schedule->restore_state(state.schedule_json);
     const BatchPosition saved = state.position;
     try {
@@ -230,6 +233,33 @@ void Trainer::Impl::resume() {
   run_dir->adopt_steps_up_to(state.step);  // the run's earlier checkpoints are its own (keep-last)
   log().info("resumed from {} at step {}, epoch {}, batch {}", checkpoint_path, state.step, state.position.epoch + 1,
              state.position.batch);
+}
+
+// On resume: the model's weights are the checkpoint's, or with a moving average the training
+// state's raw weights, the average (rank 0's) taking the checkpoint's.
+void Trainer::Impl::restore_weights(const Checkpoint& checkpoint, const std::string& path) {
+  if (state.ema_decay != config.train.ema_decay) {
+    throw ConfigError(fmt::format("cannot resume from {}: its run had train.ema-decay {}, this one {}; resume with {}",
+                                  path, state.ema_decay, config.train.ema_decay, state.ema_decay));
+  }
+  torch::NoGradGuard no_grad;
+  if (!uses_ema()) {
+    copy_weights(checkpoint.model, model);
+    return;
+  }
+  auto parameters = model->named_parameters();
+  if (state.raw_weights.size() != parameters.size()) {
+    throw DataError(fmt::format("training state of {} holds {} raw weights for a model of {} parameters", path,
+                                state.raw_weights.size(), parameters.size()));
+  }
+  for (const auto& [name, value] : state.raw_weights) {
+    at::Tensor* p = parameters.find(name);
+    if (p == nullptr || !p->sizes().equals(value.sizes())) {
+      throw DataError("training state of " + path + ": raw weight " + name + " does not fit the model");
+    }
+    p->copy_(value);
+  }
+  if (ema) ema->restore(checkpoint.model);
 }
 
 // The epochs' batches, from epoch 0 or from `start`.
@@ -323,6 +353,7 @@ StepOutcome Trainer::Impl::train_step(const SignalGuard& signals) {
   set_learning_rate(*optimizer, schedule->rate(state.step + 1));
   optimizer->step();
   ++state.step;
+  if (ema) ema->update(model, state.step);
   state.target_tokens += step_tokens;
   outcome.numbers.loss = step_loss;
   outcome.numbers.nll = step_nll;
@@ -369,7 +400,7 @@ bool Trainer::Impl::validate() {
   ValidationResult v;
   at::Tensor value = at::zeros({1}, at::kDouble);
   if (lead()) {
-    v = validator->run(model, device);
+    v = validator->run(published_model(), device);
     value.fill_(ValidationResult::metric(v, config.valid.metric));
   }
   group->from_lead({value}, "waiting for rank 0's validation at step " + std::to_string(state.step));
@@ -411,11 +442,17 @@ void Trainer::Impl::save(bool with_best_copy) {
   last_checkpoint = RunDirectory::checkpoint_path(config.run_dir, state.step);
   if (!lead()) return;
   state.schedule_json = schedule->state_json();
-  save_checkpoint(last_checkpoint, model, *source_tokenizer, *target_tokenizer, config_text);
+  state.ema_decay = config.train.ema_decay;
+  state.raw_weights.clear();
+  if (ema) {
+    for (const auto& p : model->named_parameters()) state.raw_weights.emplace_back(p.key(), p.value());
+  }
+  save_checkpoint(last_checkpoint, published_model(), *source_tokenizer, *target_tokenizer, config_text);
   save_training_state(run_dir->state_path(state.step), state, *optimizer);
   run_dir->set_latest(state.step);
   if (with_best_copy) {
-    save_checkpoint((run_dir->path() / "best.pt").string(), model, *source_tokenizer, *target_tokenizer, config_text);
+    save_checkpoint((run_dir->path() / "best.pt").string(), published_model(), *source_tokenizer, *target_tokenizer,
+                    config_text);
   }
   // Keep this run's newest keep_last step checkpoints; never the one `latest` names, never
   // another run's files (RunDirectory refuses to start among them).

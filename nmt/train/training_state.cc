@@ -20,7 +20,9 @@ namespace {
 // 2: adds "digests" (nmt/core/verified_archive.h), verified on load; version 1 still loads, unverified.
 // 3: adds "target_tokens", "world_size" and the other ranks' generators "cpu_rng_rank_R" (data-
 //    parallel runs); 1 and 2 load as a one-process run that has not counted its tokens.
-constexpr std::int64_t kStateFormatVersion = 3;
+// 4: adds "ema_decay" and, with a moving average of the weights, the raw weights "raw_weight_I"
+//    (I = 0, 1, ...) named by the lines of "raw_weight_names"; 1 to 3 load as runs without one.
+constexpr std::int64_t kStateFormatVersion = 4;
 
 void write_int(torch::serialize::OutputArchive& archive, const char* key, std::int64_t value) {
   archive.write(key, c10::IValue(value));
@@ -45,6 +47,7 @@ std::vector<std::pair<std::string, at::Generator>> default_generators() {
 TrainingState read_training_state(const std::string& path, const std::string& bytes, torch::optim::Optimizer& optimizer);
 
 std::string rank_generator_key(std::size_t rank) { return "cpu_rng_rank_" + std::to_string(rank); }
+std::string raw_weight_key(std::size_t index) { return "raw_weight_" + std::to_string(index); }
 
 }  // namespace
 
@@ -64,6 +67,13 @@ void save_training_state(const std::string& path, const TrainingState& state, to
   for (std::size_t r = 0; r < state.rank_generator_states.size(); ++r) {
     archive.write(rank_generator_key(r + 1), state.rank_generator_states[r], /*is_buffer=*/true);
   }
+  archive.write("ema_decay", c10::IValue(state.ema_decay));
+  std::string names;
+  for (std::size_t i = 0; i < state.raw_weights.size(); ++i) {
+    names += state.raw_weights[i].first + "\n";
+    archive.write(raw_weight_key(i), state.raw_weights[i].second.cpu(), /*is_buffer=*/true);
+  }
+  archive.write("raw_weight_names", c10::IValue(names));
   for (auto& [key, generator] : default_generators()) {
     std::lock_guard<std::mutex> lock(generator.mutex());
     archive.write(key, generator.get_state(), /*is_buffer=*/true);
@@ -120,6 +130,17 @@ TrainingState read_training_state(const std::string& path, const std::string& by
                     std::to_string(state.world_size) + " ranks");
       }
       state.rank_generator_states.push_back(generator_state);
+    }
+  }
+  if (format >= 4) {
+    state.ema_decay = reader.real("ema_decay");
+    const std::string names = reader.string("raw_weight_names");
+    std::size_t start = 0;
+    for (std::size_t end; (end = names.find('\n', start)) != std::string::npos; start = end + 1) {
+      at::Tensor weight;
+      const std::string key = raw_weight_key(state.raw_weights.size());
+      if (!reader.try_tensor(key, weight)) reader.fail("no " + key + " (" + names.substr(start, end - start) + ")");
+      state.raw_weights.emplace_back(names.substr(start, end - start), weight);
     }
   }
   torch::serialize::InputArchive optimizer_archive;

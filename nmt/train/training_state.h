@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nmt/data/batching.h"
@@ -26,6 +27,10 @@ struct TrainingState {
   std::int64_t world_size = 1;           // ranks of the run that wrote it (docs/distributed.md)
   /// CPU generator states of ranks 1 .. world_size-1 (rank 0's is the process's own, "cpu_rng").
   std::vector<at::Tensor> rank_generator_states;
+  /// train.ema-decay of the run (0: no moving average). With one, the checkpoint holds the average
+  /// and this state the raw weights the optimizer trains, by parameter name in the model's order.
+  double ema_decay = 0;
+  std::vector<std::pair<std::string, at::Tensor>> raw_weights;
 };
 
 /// Writes `state`, the optimizer's state and the CPU (and CUDA, if used) generator states atomically.

@@ -88,11 +88,24 @@ ValidationResult Validator::run(Seq2Seq& model, const c10::Device& device) const
   result.perplexity = std::exp(nll / static_cast<double>(tokens));
 
   TranslateOptions translate;
+  translate.search.beam_size = 1;
   translate.search.max_length_a = options_.max_length_a;
   translate.search.max_length_b = options_.max_length_b;
   translate.max_tokens = std::max<std::int64_t>(2 * max_tokens_, 1);
   const std::unique_ptr<InferenceModel> inference = model->for_inference(device);
-  const auto hypotheses = translate_greedy(*inference, source_tokenizer_, target_tokenizer_, sources_, translate, device);
+  std::vector<std::string> hypotheses;
+  if (options_.beam <= 1) {
+    hypotheses = translate_greedy(*inference, source_tokenizer_, target_tokenizer_, sources_, translate, device);
+  } else {
+    // The search nmt-translate runs by default (gnmt length penalty, alpha 0.6), at this beam size.
+    TranslateOptions beam = translate;
+    beam.search.beam_size = options_.beam;
+    beam.max_tokens = std::max<std::int64_t>(2 * max_tokens_ * options_.beam, 1);
+    Translator translator(*inference, source_tokenizer_, target_tokenizer_, beam, device);
+    for (Translation& t : translator.translate(sources_)) {
+      hypotheses.push_back(t.hypotheses.empty() ? std::string() : std::move(t.hypotheses.front().text));
+    }
+  }
   const BleuScore bleu = corpus_bleu(hypotheses, {references_});
   result.bleu = bleu.score;
   result.bleu_text = bleu.format();
@@ -106,7 +119,8 @@ ValidationResult Validator::run(Seq2Seq& model, const c10::Device& device) const
     // beside the dev set's translation.
     // A failure here costs the pictures (a warning), never the validation or the training.
     try {
-      TranslateOptions keep = translate;
+      TranslateOptions keep = translate;  // the validation's own search (valid.beam)
+      keep.search.beam_size = options_.beam;
       keep.search.keep_attention = true;
       keep.max_sentences = 1;
       Translator translator(*inference, source_tokenizer_, target_tokenizer_, keep, device);

@@ -1,5 +1,5 @@
-// Validation during training: dev loss and perplexity under teacher forcing, and BLEU of greedy
-// translations of the dev set (sacreBLEU's defaults).
+// Validation during training: dev loss and perplexity under teacher forcing, and BLEU of the dev
+// set's translations (sacreBLEU's defaults) by greedy search or, with valid.beam > 1, beam search.
 #pragma once
 
 #include <c10/core/Device.h>
@@ -23,7 +23,7 @@ struct ValidationResult {
   double bleu = 0;
   std::string bleu_text;  // sacreBLEU-style summary line
   std::vector<std::string> sources, references, hypotheses;  // the logged examples
-  /// The examples' attention (greedy, each sentence translated alone), what nmt-translate
+  /// The examples' attention (the validation's search, each sentence translated alone), what nmt-translate
   /// --attention-output would write; empty without attention or with valid.attention-maps none.
   std::vector<AttentionRecord> example_attention;
 

@@ -14,7 +14,13 @@
 #include "nmt/core/lock_file.h"
 #include "nmt/core/thread_count.h"
 #include "nmt/model/checkpoint.h"
+#include "nmt/train/run_directory.h"
 #include "nmt/train/training_state.h"
+#include "nmt/train/validator.h"
+#include "nmt/train/weight_ema.h"
+#include "nmt/model/inference/inference_model.h"
+#include "nmt/translate/translator.h"
+#include "tests/model/model_test_util.h"
 #include "tests/test_util.h"
 
 namespace nmt {
@@ -84,6 +90,133 @@ TEST(Trainer, ResumeIsBitIdentical) {
   // The first run's parameters did change from step 10 to 20 (the comparison is not vacuous).
   const auto at_10 = final_parameters(dir.path("split"), 10);
   EXPECT_FALSE(at::equal(at_10.at("decoder.readout.weight"), split.at("decoder.readout.weight")));
+}
+
+// The raw weights a run's training state keeps beside a checkpoint of moving-average weights.
+std::map<std::string, at::Tensor> raw_weights(const std::string& run_dir, std::int64_t step) {
+  const std::string stem = run_dir + "/checkpoints/" + step_stem(step);
+  Checkpoint checkpoint = load_checkpoint(stem + ".pt");
+  torch::optim::Adam optimizer(checkpoint.model->parameters());
+  std::map<std::string, at::Tensor> out;
+  for (auto& [name, value] : load_training_state(stem + ".state", optimizer).raw_weights) out[name] = value;
+  return out;
+}
+
+TEST(WeightEma, DecayZeroIsTheRawWeightsAndTheWarmUpFollowsTheFormula) {
+  const ModelConfig config = test::tiny_config(AttentionType::general, DecoderStyle::luong);
+  at::manual_seed(1);
+  Seq2Seq model(config);
+  WeightEma zero(model, 0.0), slow(model, 0.999);
+  torch::NoGradGuard no_grad;
+  for (auto& p : model->parameters()) p.add_(at::randn_like(p));
+  zero.update(model, 1);
+  slow.update(model, 1);
+  const auto raw = model->named_parameters();
+  for (const auto& p : zero.shadow()->named_parameters()) EXPECT_TRUE(at::equal(p.value(), raw[p.key()])) << p.key();
+  EXPECT_EQ(slow.decay_at(1), 2.0 / 11.0);
+  EXPECT_EQ(slow.decay_at(100000), 0.999);
+  EXPECT_EQ(zero.decay_at(5), 0.0);
+  // s = d s0 + (1 - d) theta with d = 2/11 after step 1, from s0 the initial weights.
+  at::manual_seed(1);
+  Seq2Seq initial(config);
+  const auto start = initial->named_parameters();
+  for (const auto& p : slow.shadow()->named_parameters()) {
+    const at::Tensor expected = start[p.key()] * (2.0 / 11.0) + raw[p.key()] * (9.0 / 11.0);
+    EXPECT_TRUE(at::allclose(p.value(), expected, 1e-6, 1e-6)) << p.key();
+  }
+}
+
+// With train.ema-decay the checkpoints hold the average and the states the raw weights, and a
+// resumed run continues both bit for bit; a resume with another decay is refused.
+TEST(Trainer, MovingAverageOfTheWeightsResumesBitForBit) {
+  test::TempDir dir;
+  TrainConfig straight = toy_config(dir, "straight", 20);
+  straight.train.ema_decay = 0.9;
+  straight.valid.every = 10;
+  Trainer(straight).run();
+  TrainConfig first_half = straight;
+  first_half.run_dir = dir.path("split");
+  first_half.train.max_steps = 10;
+  Trainer(first_half).run();
+  TrainConfig second_half = first_half;
+  second_half.train.max_steps = 20;
+  second_half.resume = true;
+  second_half.train.ema_decay = 0.99;
+  EXPECT_THROW_WITH(Trainer(second_half).run(), ConfigError, "train.ema-decay 0.9, this one 0.99");
+  second_half.train.ema_decay = 0.9;
+  EXPECT_EQ(Trainer(second_half).run().steps, 20);
+
+  const auto average = final_parameters(dir.path("straight"), 20);
+  const auto resumed_average = final_parameters(dir.path("split"), 20);
+  const auto raw = raw_weights(dir.path("straight"), 20);
+  const auto resumed_raw = raw_weights(dir.path("split"), 20);
+  ASSERT_EQ(raw.size(), average.size());
+  for (const auto& [name, value] : average) {
+    EXPECT_TRUE(at::equal(value, resumed_average.at(name))) << name << ": the average differs after resuming";
+    EXPECT_TRUE(at::equal(raw.at(name), resumed_raw.at(name))) << name << ": the raw weights differ after resuming";
+  }
+  EXPECT_FALSE(at::equal(average.at("decoder.readout.weight"), raw.at("decoder.readout.weight")))
+      << "the checkpoint holds the average, not the raw weights";
+  // best.pt is the average too: validation chose it.
+  const Checkpoint best = load_checkpoint(dir.path("straight/best.pt"));
+  const auto best_parameters = best.model->named_parameters();
+  bool any_is_average = false;
+  for (const std::int64_t step : {10, 20}) {
+    bool same = true;
+    for (const auto& [name, value] : final_parameters(dir.path("straight"), step)) same = same && at::equal(value, best_parameters[name]);
+    any_is_average = any_is_average || same;
+  }
+  EXPECT_TRUE(any_is_average);
+  // Without a moving average the state keeps no raw weights, and resuming with one is refused.
+  TrainConfig plain = toy_config(dir, "plain", 10);
+  Trainer(plain).run();
+  EXPECT_TRUE(raw_weights(dir.path("plain"), 10).empty());
+  plain.resume = true;
+  plain.train.max_steps = 20;
+  plain.train.ema_decay = 0.5;
+  EXPECT_THROW_WITH(Trainer(plain).run(), ConfigError, "train.ema-decay 0, this one 0.5");
+}
+
+// Validation with the deployed search: valid.beam 3 translates the dev set as a beam-3 translator
+// does (and not as greedy search does), and a run accepts it.
+TEST(Trainer, ValidationCanUseBeamSearch) {
+  test::TempDir dir;
+  TrainConfig config = toy_config(dir, "run", 20);
+  const Tokenizer& tok = test::toy_tokenizer();
+  ModelConfig model_config = test::tiny_config(AttentionType::general, DecoderStyle::luong);
+  model_config.source_vocab_size = model_config.target_vocab_size = tok.vocab_size();
+  at::manual_seed(5);
+  Seq2Seq model(model_config);
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& p : model->parameters()) p.mul_(4);  // peaky: beam and greedy disagree
+  }
+  ValidationOptions options = config.valid;
+  options.examples = 100;
+  options.attention_maps = plot::ImageFormatChoice::parse("none", "");
+  const auto hypotheses = [&](std::int64_t beam) {
+    options.beam = beam;
+    return Validator(config.data, options, 0.1, 500, tok, tok).run(model, at::kCPU).hypotheses;
+  };
+  const auto greedy = hypotheses(1), beam = hypotheses(3);
+  TranslateOptions translate;
+  translate.search.beam_size = 3;
+  translate.search.max_length_a = options.max_length_a;
+  translate.search.max_length_b = options.max_length_b;
+  const auto inference = model->for_inference(at::kCPU);
+  Translator translator(*inference, tok, tok, translate, at::kCPU);
+  const auto sources = test::read_lines(config.data.dev_source);
+  const auto expected = translator.translate(sources);
+  ASSERT_EQ(beam.size(), expected.size());
+  for (std::size_t i = 0; i < beam.size(); ++i) EXPECT_EQ(beam[i], expected[i].hypotheses.at(0).text) << i;
+  EXPECT_NE(beam, greedy) << "beam 3 and greedy agree on every sentence: the test cannot tell them apart";
+
+  config.valid.every = 20;
+  config.valid.beam = 3;
+  Trainer(config).run();
+  EXPECT_NE(test::read_text(dir.path("run/config.toml")).find("beam = 3"), std::string::npos);
+  config.valid.beam = 0;
+  EXPECT_THROW_WITH(config.validate(), ConfigError, "valid.beam");
 }
 
 TEST(Trainer, LossFallsOnRealText) {

@@ -1,0 +1,66 @@
+#include "nmt/train/run_checkpoints.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <regex>
+
+#include "nmt/core/error.h"
+#include "nmt/data/metrics_events.h"
+#include "nmt/train/run_directory.h"
+
+namespace nmt {
+namespace fs = std::filesystem;
+
+std::vector<std::string> choose_run_checkpoints(const std::string& run_dir, RunCheckpointChoice choice,
+                                                std::int64_t count, ValidationMetric metric) {
+  if (count < 1) throw ConfigError("the number of checkpoints to choose must be >= 1, got " + std::to_string(count));
+  const fs::path checkpoints = fs::path(run_dir) / "checkpoints";
+  std::error_code ec;
+  if (!fs::is_directory(checkpoints, ec)) {
+    throw IoError("run directory " + run_dir + " has no checkpoints/ directory (not a run directory of nmt-train)");
+  }
+  static const std::regex pattern(R"(step-(\d{8,})\.pt)");
+  std::vector<std::int64_t> steps;  // ascending
+  for (fs::directory_iterator it(checkpoints, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    std::smatch match;
+    if (std::regex_match(name, match, pattern) && it->is_regular_file()) steps.push_back(std::stoll(match[1].str()));
+  }
+  if (ec) throw IoError("cannot list " + checkpoints.string() + ": " + ec.message());
+  std::sort(steps.begin(), steps.end());
+
+  std::vector<std::int64_t> chosen;
+  std::string what = "step checkpoints";
+  if (choice == RunCheckpointChoice::last) {
+    chosen.assign(steps.end() - std::min<std::ptrdiff_t>(count, static_cast<std::ptrdiff_t>(steps.size())), steps.end());
+  } else {
+    const std::string metrics = (fs::path(run_dir) / "metrics.jsonl").string();
+    std::map<std::int64_t, double> value;  // the last validation of each step
+    for (const ValidEvent& v : read_metrics_events(metrics).valid) {
+      value[v.step] = metric == ValidationMetric::bleu ? v.bleu : v.loss;
+    }
+    std::vector<std::pair<double, std::int64_t>> ranked;  // (score, step), better first after sorting
+    for (const std::int64_t step : steps) {
+      const auto it = value.find(step);
+      if (it == value.end() || !std::isfinite(it->second)) continue;
+      ranked.emplace_back(metric == ValidationMetric::bleu ? it->second : -it->second, step);
+    }
+    std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a > b; });
+    for (std::size_t i = 0; i < ranked.size() && static_cast<std::int64_t>(i) < count; ++i) {
+      chosen.push_back(ranked[i].second);
+    }
+    std::sort(chosen.begin(), chosen.end());
+    what = "step checkpoints with a validation in " + metrics;
+  }
+  if (static_cast<std::int64_t>(chosen.size()) < count) {
+    throw ConfigError("run directory " + run_dir + " has " + std::to_string(chosen.size()) + " " + what + ", fewer than " +
+                      std::to_string(count) + " (checkpoint.keep-last decides how many a run keeps)");
+  }
+  std::vector<std::string> paths;
+  for (const std::int64_t step : chosen) paths.push_back(RunDirectory::checkpoint_path(run_dir, step));
+  return paths;
+}
+
+}  // namespace nmt
