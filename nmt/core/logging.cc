@@ -74,6 +74,9 @@ ScopedLogFile::ScopedLogFile(const std::string& path) {
     sink->set_pattern("[%Y-%m-%d %H:%M:%S.%e] [%l] %v");
     sink->set_level(spdlog::level::trace);
     logger->sinks().push_back(sink);
+    // Every line reaches the file when it is logged: a run killed with -9 (or a crashed rank) keeps
+    // its log up to the end (a buffered sink lost the last 4 KiB, a whole run's lines at first).
+    logger->flush_on(spdlog::level::trace);
     sink_ = sink;
   } catch (const spdlog::spdlog_ex& e) {
     throw IoError("cannot open log file " + path + ": " + e.what());
