@@ -8,6 +8,7 @@
 #include "apps/common/train_options.h"
 #include "nmt/core/allocator.h"
 #include "nmt/dist/local_launcher.h"
+#include "nmt/train/initial_checkpoint.h"
 #include "nmt/train/trainer.h"
 
 int main(int argc, char** argv) {
@@ -18,7 +19,8 @@ int main(int argc, char** argv) {
 
   int exit_status = 0;
   const int parsed = nmt::app::run(app, argc, argv, [&] {
-    const nmt::TrainConfig config = options.config();
+    nmt::TrainConfig config = options.config();
+    nmt::adopt_initial_checkpoint(config, options.explicitly_set());  // --init-from: its architecture
     config.validate();
     const nmt::LaunchPlan plan = nmt::plan_launch(config.dist, nmt::process_environment());
     if (plan.supervise) {

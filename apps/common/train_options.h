@@ -5,6 +5,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "nmt/train/train_config.h"
 
 namespace nmt::app {
@@ -18,9 +22,12 @@ class TrainOptions {
 
   /// The parsed configuration.
   const TrainConfig& config() const { return config_; }
+  /// The option keys (model.dropout, ...) given on the command line or in the config file.
+  std::vector<std::string> explicitly_set() const;
 
  private:
   TrainConfig config_;
+  std::vector<std::pair<std::string, const CLI::Option*>> options_;
 };
 
 }  // namespace nmt::app

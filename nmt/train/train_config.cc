@@ -52,9 +52,11 @@ void TrainConfig::validate() const {
   if (blas_threads != 0) check_thread_count(blas_threads, "blas-threads");
   for (const auto& [key, value] : {std::pair{"data.train-source", data.train_source},
                                    {"data.train-target", data.train_target}, {"data.dev-source", data.dev_source},
-                                   {"data.dev-target", data.dev_target}, {"data.source-spm", data.source_spm}}) {
+                                   {"data.dev-target", data.dev_target}}) {
     require_option(!value.empty(), key, "set", "''");
   }
+  // With init-from the subword models are the checkpoint's.
+  if (init_from.empty()) require_option(!data.source_spm.empty(), "data.source-spm", "set (or init-from)", "''");
   require_option(data.vocab_size >= 8, "data.vocab-size", ">= 8", std::to_string(data.vocab_size));
   require_option(data.max_length >= 0, "data.max-length", ">= 0 (0: no limit)", std::to_string(data.max_length));
   require_option(data.max_length_ratio == 0 || data.max_length_ratio >= 1, "data.max-length-ratio", ">= 1 (0: no limit)",
@@ -108,7 +110,8 @@ std::string to_toml(const TrainConfig& config) {
 std::vector<std::pair<std::string, std::uint64_t>> shared_setup_digests(const TrainConfig& config) {
   // Where and how a rank runs, and paths that may differ between machines: the training data's
   // content is compared apart, rank 0 sends the subword models and alone reads the dev set.
-  static const std::set<std::string> per_rank = {"run-dir",         "threads",          "blas-threads",
+  // init-from: rank 0's parameters and subword models reach the others; the architecture is compared.
+  static const std::set<std::string> per_rank = {"run-dir",  "init-from",   "threads",          "blas-threads",
                                                  "data.train-source", "data.train-target", "data.dev-source",
                                                  "data.dev-target", "data.source-spm",   "data.target-spm"};
   TomlWriter shared;

@@ -83,6 +83,7 @@ struct TrainConfig {
   int threads = 1;  // 1 is fastest on 2 cores (docs/benchmarks.md)
   int blas_threads = 0;
   std::uint64_t seed = 1;
+  std::string init_from;  // nmt/train/initial_checkpoint.h
   bool resume = false;  // continue from the run directory's latest checkpoint (not an option of the table)
 
   DataOptions data;
@@ -116,6 +117,10 @@ void top_level(Config& c, Visitor& visit) {
   visit(OptionDoc{"threads", "CPU intra-op threads (measure before raising)"}, c.threads);
   visit(OptionDoc{"blas-threads", "OpenBLAS threads per product (0: as --threads)"}, c.blas_threads);
   visit(OptionDoc{"seed", "Random seed (initialisation, dropout, batch order)"}, c.seed);
+  visit(OptionDoc{"init-from",
+                  "Start from this checkpoint's parameters, architecture and subword models, with a fresh optimizer "
+                  "and schedule (fine-tuning; [model] options may not differ but for dropout)"},
+        c.init_from);
 }
 template <class Config, class Visitor>
 void data(Config& c, Visitor& visit) {

@@ -25,6 +25,7 @@
 #include "nmt/model/checkpoint.h"
 #include "nmt/plot/attention_heatmap.h"
 #include "nmt/train/autocast.h"
+#include "nmt/train/initial_checkpoint.h"
 #include "nmt/train/loss.h"
 #include "nmt/train/lr_schedule.h"
 #include "nmt/train/metrics_log.h"
@@ -76,6 +77,7 @@ struct Trainer::Impl {
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   std::unique_ptr<LrSchedule> schedule;
   std::unique_ptr<GradientSync> gradient_sync;  // a group's
+  std::unique_ptr<Checkpoint> initial;  // init-from's checkpoint (rank 0's), until its parameters are taken
   std::unique_ptr<WeightEma> ema;  // rank 0's, with train.ema-decay > 0: what validation and checkpoints use
   TrainingState state;
   std::unique_ptr<EpochBatches> batches;  // the shared plan of every epoch; state.position mirrors it
@@ -93,6 +95,7 @@ struct Trainer::Impl {
   void setup();
   void load_data_and_model();
   void resume();
+  void start_from_initial_checkpoint();
   void restore_weights(const Checkpoint& checkpoint, const std::string& path);
   void plan_batches(const BatchPosition* start = nullptr);
   // Training.
@@ -112,6 +115,12 @@ TrainResult Trainer::Impl::run() {
   group->phase("starting", [&] { setup(); });
   group->phase("loading the subword models", [&] {
     if (!lead()) return;
+    if (!config.init_from.empty()) {  // fine-tuning: the checkpoint's subword models
+      initial = std::make_unique<Checkpoint>(load_checkpoint(initial_checkpoint_path(config)));
+      source_tokenizer = std::make_unique<Tokenizer>(initial->source_tokenizer);
+      target_tokenizer = std::make_unique<Tokenizer>(initial->target_tokenizer);
+      return;
+    }
     TokenizerPair pair = load_or_train_tokenizers(config);
     source_tokenizer = std::make_unique<Tokenizer>(std::move(pair.source));
     target_tokenizer = std::make_unique<Tokenizer>(std::move(pair.target));
@@ -122,6 +131,7 @@ TrainResult Trainer::Impl::run() {
   }
   group->phase("loading the training data and building the model", [&] { load_data_and_model(); });
   group->check_same_setup(config, corpus->corpus().fingerprint(), corpus->corpus().size());
+  group->phase("taking the initial checkpoint's parameters", [&] { start_from_initial_checkpoint(); });
   if (group->communicator()) {  // one starting point for every rank, then each its own dropout
     torch::NoGradGuard no_grad;
     group->from_lead(model->parameters(), "sending the initial parameters");
@@ -260,6 +270,23 @@ void Trainer::Impl::restore_weights(const Checkpoint& checkpoint, const std::str
     p->copy_(value);
   }
   if (ema) ema->restore(checkpoint.model);
+}
+
+// init-from, on rank 0 (the parameters then go to the other ranks): a new run starts from the
+// checkpoint's parameters; a resumed one from its own checkpoint, later.
+void Trainer::Impl::start_from_initial_checkpoint() {
+  if (!initial) return;
+  ModelConfig theirs = initial->model->config();
+  theirs.dropout = model->config().dropout;  // the one option a fine-tuning run may change
+  if (!(theirs == model->config())) {
+    throw ConfigError("init-from " + config.init_from + ": its model " + theirs.to_json() + " is not this run's " +
+                      model->config().to_json() + " (nmt-train takes the architecture from the checkpoint)");
+  }
+  if (!config.resume) {
+    copy_weights(initial->model, model);
+    log().info("initialised from {} (fine-tuning: a fresh optimizer and learning-rate schedule)", config.init_from);
+  }
+  initial.reset();
 }
 
 // The epochs' batches, from epoch 0 or from `start`.

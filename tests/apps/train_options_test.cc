@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -81,8 +82,8 @@ TEST(TrainOptions, EveryTableEntryIsAFlagThatChangesItsOwnLineOfTheEffectiveConf
       }
     }
   });
-  EXPECT_EQ(options, 66);  // a new option belongs in the table (and in this count)
-  EXPECT_EQ(defaults.size(), 66u);
+  EXPECT_EQ(options, 69);  // a new option belongs in the table (and in this count)
+  EXPECT_EQ(defaults.size(), 69u);
 }
 
 TEST(TrainOptions, TheEffectiveConfigurationReadsBackToItself) {
@@ -134,6 +135,29 @@ TEST(TrainOptions, HelpShowsTheChoicesAndTheStructsDefaults) {
   EXPECT_TRUE(shows("--optim.lr FLOAT", "0.0003")) << help;
   EXPECT_TRUE(shows("--valid.attention-maps FORMATS", "png")) << help;
   EXPECT_NE(help.find("--resume"), std::string::npos) << help;
+}
+
+}  // namespace
+}  // namespace nmt::app
+
+namespace nmt::app {
+namespace {
+
+// --init-from compares only the [model] options the user gave: those from the command line and
+// those from the config file, not the defaults.
+TEST(TrainOptions, KnowsWhichOptionsWereGiven) {
+  test::TempDir dir;
+  test::write_text(dir.path("c.toml"), "seed = 3\n[model]\nattention = \"dot\"\n");
+  CLI::App app{"test"};
+  add_config_file_option(app);
+  TrainOptions options(app);
+  std::vector<std::string> arguments = {"nmt-train", "--config", dir.path("c.toml"), "--model.dropout", "0.1"};
+  std::vector<char*> argv;
+  for (auto& a : arguments) argv.push_back(a.data());
+  app.parse(static_cast<int>(argv.size()), argv.data());
+  auto given = options.explicitly_set();
+  std::sort(given.begin(), given.end());
+  EXPECT_EQ(given, (std::vector<std::string>{"model.attention", "model.dropout", "seed"}));
 }
 
 }  // namespace

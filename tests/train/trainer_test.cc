@@ -14,6 +14,7 @@
 #include "nmt/core/lock_file.h"
 #include "nmt/core/thread_count.h"
 #include "nmt/model/checkpoint.h"
+#include "nmt/train/initial_checkpoint.h"
 #include "nmt/train/run_directory.h"
 #include "nmt/train/training_state.h"
 #include "nmt/train/validator.h"
@@ -217,6 +218,89 @@ TEST(Trainer, ValidationCanUseBeamSearch) {
   EXPECT_NE(test::read_text(dir.path("run/config.toml")).find("beam = 3"), std::string::npos);
   config.valid.beam = 0;
   EXPECT_THROW_WITH(config.validate(), ConfigError, "valid.beam");
+}
+
+std::vector<double> train_losses(const std::string& run_dir) {
+  std::vector<double> losses;
+  for (const auto& line : test::read_lines(run_dir + "/metrics.jsonl")) {
+    const auto json = nlohmann::json::parse(line);
+    if (json.at("event") == "train") losses.push_back(json.at("loss").get<double>());
+  }
+  return losses;
+}
+
+// Fine-tuning on the same data continues the loss curve from the checkpoint's level, not from
+// scratch, with the checkpoint's architecture and subword models, and resumes without its file.
+TEST(Trainer, InitFromContinuesFromTheCheckpointsLevel) {
+  test::TempDir dir;
+  TrainConfig base = toy_config(dir, "base", 60);
+  base.model.dropout = 0;
+  base.model.attention = AttentionType::general;
+  base.model.decoder_style = DecoderStyle::luong;
+  Trainer(base).run();
+  const std::vector<double> base_losses = train_losses(dir.path("base"));
+  ASSERT_EQ(base_losses.size(), 12u);
+  fs::copy_file(dir.path("base/checkpoints/step-00000060.pt"), dir.path("trained.pt"));
+
+  TrainConfig tuned = toy_config(dir, "tuned", 10);  // [model] defaults: bahdanau, another dropout
+  tuned.init_from = dir.path("trained.pt");
+  tuned.data.source_spm.clear();
+  adopt_initial_checkpoint(tuned, {});
+  EXPECT_EQ(tuned.model.attention, AttentionType::general) << "the architecture comes from the checkpoint";
+  EXPECT_EQ(tuned.model.dropout, 0.0);
+  tuned.validate();
+  Trainer(tuned).run();
+  const std::vector<double> tuned_losses = train_losses(dir.path("tuned"));
+  ASSERT_EQ(tuned_losses.size(), 2u);
+  // From scratch the first five steps average well above the trained level; from the checkpoint
+  // they start near where it ended (a fresh Adam moves it a little).
+  EXPECT_LT(tuned_losses.front(), base_losses.front() - 0.5) << base_losses.front();
+  EXPECT_NEAR(tuned_losses.front(), base_losses.back(), 0.5);
+  EXPECT_NE(test::read_text(dir.path("tuned/config.toml")).find("init-from = \"" + dir.path("trained.pt") + "\""),
+            std::string::npos);
+  const Checkpoint written = load_checkpoint(dir.path("tuned/checkpoints/step-00000010.pt"));
+  EXPECT_EQ(written.model->config(), load_checkpoint(dir.path("trained.pt")).model->config());
+
+  // Resumed after the initial file is gone: the run's own checkpoint has what it needs.
+  fs::remove(dir.path("trained.pt"));
+  TrainConfig resumed = toy_config(dir, "tuned", 20);
+  resumed.init_from = dir.path("trained.pt");
+  resumed.resume = true;
+  adopt_initial_checkpoint(resumed, {});
+  EXPECT_EQ(Trainer(resumed).run().steps, 20);
+}
+
+TEST(Trainer, InitFromRefusesAnotherArchitectureOrSubwordModel) {
+  test::TempDir dir;
+  TrainConfig base = toy_config(dir, "base", 2);
+  Trainer(base).run();
+  TrainConfig tuned = toy_config(dir, "tuned", 2);
+  tuned.init_from = dir.path("base/checkpoints/step-00000002.pt");
+  TrainConfig conflicting = tuned;
+  conflicting.model.attention = AttentionType::dot;
+  EXPECT_THROW_WITH(adopt_initial_checkpoint(conflicting, {"model.attention"}), ConfigError,
+                    "model.attention = dot conflicts with init-from", "whose model has bahdanau");
+  conflicting.model.dropout = 0.5;  // dropout may change
+  adopt_initial_checkpoint(conflicting, {"model.dropout", "seed"});
+  EXPECT_EQ(conflicting.model.dropout, 0.5);
+  EXPECT_EQ(conflicting.model.attention, AttentionType::bahdanau);
+  TrainConfig same = tuned;
+  adopt_initial_checkpoint(same, {"model.attention", "data.source-spm"});  // equal values are fine
+  test::write_text(dir.path("other.model"), test::toy_tokenizer(500).model_bytes());
+  TrainConfig other_spm = tuned;
+  other_spm.data.source_spm = dir.path("missing.model");
+  EXPECT_THROW_WITH(adopt_initial_checkpoint(other_spm, {"data.source-spm"}), ConfigError, "data.source-spm",
+                    "no such file");
+  other_spm.data.source_spm = dir.path("other.model");
+  EXPECT_THROW_WITH(adopt_initial_checkpoint(other_spm, {"data.source-spm"}), ConfigError,
+                    "is not the subword model of init-from");
+  TrainConfig missing = tuned;
+  missing.init_from = dir.path("nowhere.pt");
+  EXPECT_THROW_WITH(adopt_initial_checkpoint(missing, {}), IoError, "nowhere.pt");
+  // A Trainer given another architecture than the checkpoint's (adopt not called) refuses too.
+  TrainConfig unadopted = tuned;
+  unadopted.model.attention = AttentionType::dot;
+  EXPECT_THROW_WITH(Trainer(unadopted).run(), ConfigError, "init-from", "is not this run's");
 }
 
 TEST(Trainer, LossFallsOnRealText) {

@@ -1,0 +1,94 @@
+#include "nmt/train/initial_checkpoint.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+#include <type_traits>
+
+#include "nmt/core/error.h"
+#include "nmt/core/file_io.h"
+#include "nmt/data/tokenizer.h"
+#include "nmt/train/run_directory.h"
+
+namespace nmt {
+namespace fs = std::filesystem;
+
+namespace {
+
+template <class T>
+std::string text_of(const T& value) {
+  if constexpr (std::is_enum_v<T>) {
+    return name_of(value);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return value ? "true" : "false";
+  } else if constexpr (std::is_arithmetic_v<T>) {
+    std::ostringstream out;
+    out << value;
+    return out.str();
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return value;
+  } else {
+    return value.text();  // plot::ImageFormatChoice
+  }
+}
+
+// A subword model option the user gave must be the checkpoint's.
+void check_subword_option(const std::string& key, const std::string& path, const Tokenizer& expected,
+                          const std::string& checkpoint) {
+  if (path.empty()) return;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    throw ConfigError(key + " = " + path + ": no such file; with init-from the subword models are " + checkpoint +
+                      "'s (leave " + key + " unset)");
+  }
+  if (Tokenizer::load(path).model_bytes() != expected.model_bytes()) {
+    throw ConfigError(key + " = " + path + " is not the subword model of init-from " + checkpoint +
+                      ", which the run must use (leave " + key + " unset)");
+  }
+}
+
+}  // namespace
+
+std::string initial_checkpoint_path(const TrainConfig& config) {
+  if (config.resume) {
+    const fs::path latest = fs::path(config.run_dir) / "checkpoints" / "latest";
+    std::error_code ec;
+    if (fs::exists(latest, ec)) {
+      std::string stem = read_file(latest.string());
+      while (!stem.empty() && (stem.back() == '\n' || stem.back() == ' ')) stem.pop_back();
+      const fs::path checkpoint = fs::path(config.run_dir) / "checkpoints" / (stem + ".pt");
+      if (fs::exists(checkpoint, ec)) return checkpoint.string();
+    }
+  }
+  return config.init_from;
+}
+
+void adopt_initial_checkpoint(TrainConfig& config, const std::vector<std::string>& explicitly_set) {
+  if (config.init_from.empty()) return;
+  const std::string path = initial_checkpoint_path(config);
+  const Checkpoint checkpoint = load_checkpoint(path);
+  const auto given = [&](const std::string& key) {
+    return std::find(explicitly_set.begin(), explicitly_set.end(), key) != explicitly_set.end();
+  };
+  TrainConfig from_checkpoint = config;
+  from_checkpoint.model = checkpoint.model->config();
+  // Compare every [model] option the user set with the checkpoint's, by the option table's keys.
+  std::vector<std::string> theirs;
+  for_each_option(static_cast<const TrainConfig&>(from_checkpoint),
+                  [&](const OptionDoc&, const auto& field) { theirs.push_back(text_of(field)); });
+  std::size_t i = 0;
+  for_each_option(static_cast<const TrainConfig&>(config), [&](const OptionDoc& doc, const auto& field) {
+    const std::string key = doc.key;
+    const std::string mine = text_of(field), checkpoint_value = theirs[i++];
+    if (key.rfind("model.", 0) != 0 || key == "model.dropout" || !given(key) || mine == checkpoint_value) return;
+    throw ConfigError(key + " = " + mine + " conflicts with init-from " + path + ", whose model has " +
+                      checkpoint_value + " (a fine-tuning run keeps the architecture; leave " + key + " unset)");
+  });
+  const double dropout = config.model.dropout;
+  config.model = checkpoint.model->config();
+  if (given("model.dropout")) config.model.dropout = dropout;
+  if (given("data.source-spm")) check_subword_option("data.source-spm", config.data.source_spm, checkpoint.source_tokenizer, path);
+  if (given("data.target-spm")) check_subword_option("data.target-spm", config.data.target_spm, checkpoint.target_tokenizer, path);
+}
+
+}  // namespace nmt
