@@ -3,7 +3,10 @@
 #include <ATen/ATen.h>
 #include <torch/types.h>
 
+#include <ATen/Context.h>
+
 #include <algorithm>
+#include <mutex>
 
 #include "nmt/core/error.h"
 
@@ -30,7 +33,28 @@ void copy_weights(const Seq2Seq& from, Seq2Seq& to) {
   }
 }
 
-WeightEma::WeightEma(const Seq2Seq& model, double decay) : decay_(decay), shadow_(model->config()) {
+namespace {
+
+// A model of `config` built without drawing from the CPU generator (its initial values are
+// overwritten at once): a run's dropout and batch order must not depend on whether it keeps an
+// average, so that its raw weights are those of the same run without one.
+Seq2Seq untouched_generator_model(const ModelConfig& config) {
+  at::Generator generator = at::globalContext().defaultGenerator(c10::Device(c10::kCPU));
+  at::Tensor saved;
+  {
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    saved = generator.get_state();
+  }
+  Seq2Seq model(config);
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  generator.set_state(saved);
+  return model;
+}
+
+}  // namespace
+
+WeightEma::WeightEma(const Seq2Seq& model, double decay)
+    : decay_(decay), shadow_(untouched_generator_model(model->config())) {
   const auto parameters = model->parameters();
   if (!parameters.empty()) shadow_->to(parameters.front().device());
   copy_weights(model, shadow_);

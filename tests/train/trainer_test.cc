@@ -158,6 +158,15 @@ TEST(Trainer, MovingAverageOfTheWeightsResumesBitForBit) {
   }
   EXPECT_FALSE(at::equal(average.at("decoder.readout.weight"), raw.at("decoder.readout.weight")))
       << "the checkpoint holds the average, not the raw weights";
+  // Keeping an average changes nothing of the training itself: the raw weights are those of the
+  // same run without one (the same dropout draws, the same steps).
+  TrainConfig without = straight;
+  without.run_dir = dir.path("without");
+  without.train.ema_decay = 0;
+  Trainer(without).run();
+  for (const auto& [name, value] : final_parameters(dir.path("without"), 20)) {
+    EXPECT_TRUE(at::equal(value, raw.at(name))) << name << ": the raw weights differ from a run without an average";
+  }
   // best.pt is the average too: validation chose it.
   const Checkpoint best = load_checkpoint(dir.path("straight/best.pt"));
   const auto best_parameters = best.model->named_parameters();
