@@ -13,6 +13,20 @@
 namespace nmt {
 namespace fs = std::filesystem;
 
+std::vector<std::int64_t> best_steps(const std::vector<std::pair<std::int64_t, double>>& validations,
+                                     ValidationMetric metric, std::size_t count) {
+  std::map<std::int64_t, double> last_value;
+  for (const auto& [step, value] : validations) last_value[step] = value;
+  std::vector<std::pair<double, std::int64_t>> ranked;  // (higher is better, step)
+  for (const auto& [step, value] : last_value) {
+    if (std::isfinite(value)) ranked.emplace_back(metric == ValidationMetric::bleu ? value : -value, step);
+  }
+  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a > b; });
+  std::vector<std::int64_t> steps;
+  for (std::size_t i = 0; i < ranked.size() && i < count; ++i) steps.push_back(ranked[i].second);
+  return steps;
+}
+
 std::vector<std::string> choose_run_checkpoints(const std::string& run_dir, RunCheckpointChoice choice,
                                                 std::int64_t count, ValidationMetric metric) {
   if (count < 1) throw ConfigError("the number of checkpoints to choose must be >= 1, got " + std::to_string(count));
@@ -37,26 +51,19 @@ std::vector<std::string> choose_run_checkpoints(const std::string& run_dir, RunC
     chosen.assign(steps.end() - std::min<std::ptrdiff_t>(count, static_cast<std::ptrdiff_t>(steps.size())), steps.end());
   } else {
     const std::string metrics = (fs::path(run_dir) / "metrics.jsonl").string();
-    std::map<std::int64_t, double> value;  // the last validation of each step
+    std::vector<std::pair<std::int64_t, double>> validations;  // of the steps whose files exist
     for (const ValidEvent& v : read_metrics_events(metrics).valid) {
-      value[v.step] = metric == ValidationMetric::bleu ? v.bleu : v.loss;
+      if (std::binary_search(steps.begin(), steps.end(), v.step)) {
+        validations.emplace_back(v.step, metric == ValidationMetric::bleu ? v.bleu : v.loss);
+      }
     }
-    std::vector<std::pair<double, std::int64_t>> ranked;  // (score, step), better first after sorting
-    for (const std::int64_t step : steps) {
-      const auto it = value.find(step);
-      if (it == value.end() || !std::isfinite(it->second)) continue;
-      ranked.emplace_back(metric == ValidationMetric::bleu ? it->second : -it->second, step);
-    }
-    std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a > b; });
-    for (std::size_t i = 0; i < ranked.size() && static_cast<std::int64_t>(i) < count; ++i) {
-      chosen.push_back(ranked[i].second);
-    }
+    chosen = best_steps(validations, metric, static_cast<std::size_t>(count));
     std::sort(chosen.begin(), chosen.end());
     what = "step checkpoints with a validation in " + metrics;
   }
   if (static_cast<std::int64_t>(chosen.size()) < count) {
     throw ConfigError("run directory " + run_dir + " has " + std::to_string(chosen.size()) + " " + what + ", fewer than " +
-                      std::to_string(count) + " (checkpoint.keep-last decides how many a run keeps)");
+                      std::to_string(count) + " (checkpoint.keep-last and checkpoint.keep-best decide which a run keeps)");
   }
   std::vector<std::string> paths;
   for (const std::int64_t step : chosen) paths.push_back(RunDirectory::checkpoint_path(run_dir, step));

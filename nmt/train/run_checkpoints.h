@@ -2,7 +2,9 @@
 // or its best N by the validations its metrics.jsonl records.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nmt/train/train_config.h"
@@ -10,6 +12,12 @@
 namespace nmt {
 
 enum class RunCheckpointChoice { last, best };
+
+/// The steps of the `count` best of `validations` (step, value) by `metric` (BLEU: highest, loss:
+/// lowest; non-finite values never count; a step validated twice counts with its last value;
+/// ties: the later step), best first.
+std::vector<std::int64_t> best_steps(const std::vector<std::pair<std::int64_t, double>>& validations,
+                                     ValidationMetric metric, std::size_t count);
 
 /// `count` step checkpoints of `run_dir` (checkpoints/step-N.pt files that exist), oldest step first:
 /// the newest, or the best by the dev `metric` recorded for their step in metrics.jsonl (BLEU:

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <map>
 #include <regex>
+#include <set>
 
 #include "nmt/core/error.h"
 #include "nmt/core/file_io.h"
@@ -114,16 +115,21 @@ void RunDirectory::adopt_steps_up_to(std::int64_t step) {
   }
 }
 
-void RunDirectory::keep_last(std::int64_t step, std::int64_t keep_last) {
+void RunDirectory::keep_last(std::int64_t step, std::int64_t keep_last, const std::set<std::int64_t>& also_keep) {
   if (own_steps_.empty() || own_steps_.back() != step) own_steps_.push_back(step);
-  while (own_steps_.size() > static_cast<std::size_t>(keep_last)) {
-    const std::int64_t oldest = own_steps_.front();
-    own_steps_.erase(own_steps_.begin());
-    if (oldest == step) continue;
+  const std::size_t n = own_steps_.size();
+  std::vector<std::int64_t> kept;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t s = own_steps_[i];
+    if (i + static_cast<std::size_t>(keep_last) >= n || s == step || also_keep.count(s) > 0) {
+      kept.push_back(s);
+      continue;
+    }
     std::error_code ec;
-    fs::remove(checkpoints() / (step_stem(oldest) + ".state"), ec);
-    fs::remove(checkpoints() / (step_stem(oldest) + ".pt"), ec);
+    fs::remove(checkpoints() / (step_stem(s) + ".state"), ec);
+    fs::remove(checkpoints() / (step_stem(s) + ".pt"), ec);
   }
+  own_steps_ = std::move(kept);
 }
 
 }  // namespace nmt

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,9 +56,10 @@ class RunDirectory {
   /// On resume: this run's step files up to `step` are its own (keep-last may remove them). Step
   /// files above it (written after `latest` was last set, by a process that then died) are left.
   void adopt_steps_up_to(std::int64_t step);
-  /// Records `step` as written by this run, then removes this run's oldest step files until
-  /// `keep_last` remain; never `step` itself, never another run's files.
-  void keep_last(std::int64_t step, std::int64_t keep_last);
+  /// Records `step` as written by this run, then removes this run's step files but the newest
+  /// `keep_last`, `step` itself and the steps of `also_keep` (checkpoint.keep-best); never another
+  /// run's files.
+  void keep_last(std::int64_t step, std::int64_t keep_last, const std::set<std::int64_t>& also_keep = {});
 
  private:
   void check_for_another_run() const;

@@ -93,6 +93,7 @@ void TrainConfig::validate() const {
   require_option(valid.max_length_a >= 0, "valid.max-length-a", ">= 0", str(valid.max_length_a));
   require_option(valid.max_length_b >= 0, "valid.max-length-b", ">= 0", std::to_string(valid.max_length_b));
   require_option(checkpoint.every >= 0, "checkpoint.every", ">= 0", std::to_string(checkpoint.every));
+  require_option(checkpoint.keep_best >= 0, "checkpoint.keep-best", ">= 0", std::to_string(checkpoint.keep_best));
   require_option(checkpoint.keep_last >= 1, "checkpoint.keep-last", ">= 1", std::to_string(checkpoint.keep_last));
   schedule.validate();
   dist.validate();

@@ -75,6 +75,7 @@ struct ValidationOptions {
 struct CheckpointOptions {
   std::int64_t every = 1000;
   std::int64_t keep_last = 3;
+  std::int64_t keep_best = 0;
 };
 
 struct TrainConfig {
@@ -224,6 +225,10 @@ void checkpoint(Config& c, Visitor& visit) {
                   "Steps between checkpoints (besides the last one and on signals)"},
         c.checkpoint.every);
   visit(OptionDoc{"checkpoint.keep-last", "Step checkpoints kept (best.pt is kept apart)"}, c.checkpoint.keep_last);
+  visit(OptionDoc{"checkpoint.keep-best",
+                  "Also keep the step checkpoints of the N best validations by valid.metric (for nmt-checkpoint "
+                  "average --best)"},
+        c.checkpoint.keep_best);
 }
 template <class Config, class Visitor>
 void dist(Config& c, Visitor& visit) {

@@ -12,6 +12,7 @@
 #include <csignal>
 #include <filesystem>
 #include <optional>
+#include <set>
 
 #include "nmt/core/blas_threads.h"
 #include "nmt/core/error.h"
@@ -20,6 +21,7 @@
 #include "nmt/core/logging.h"
 #include "nmt/core/signal_guard.h"
 #include "nmt/data/epoch_batches.h"
+#include "nmt/data/metrics_events.h"
 #include "nmt/dist/communicator.h"
 #include "nmt/dist/gradient_sync.h"
 #include "nmt/model/checkpoint.h"
@@ -31,6 +33,7 @@
 #include "nmt/train/metrics_log.h"
 #include "nmt/train/optimizer.h"
 #include "nmt/train/progress_log.h"
+#include "nmt/train/run_checkpoints.h"
 #include "nmt/train/run_directory.h"
 #include "nmt/train/training_data.h"
 #include "nmt/train/training_group.h"
@@ -83,6 +86,8 @@ struct Trainer::Impl {
   std::unique_ptr<EpochBatches> batches;  // the shared plan of every epoch; state.position mirrors it
   std::string last_checkpoint;
   std::int64_t bad_in_a_row = 0;  // non-finite steps in a row
+  /// Rank 0's validations (step, value) whose step checkpoints checkpoint.keep-best may keep.
+  std::vector<std::pair<std::int64_t, double>> validations;
 
   bool lead() const { return group->lead(); }
   bool uses_ema() const { return config.train.ema_decay > 0; }
@@ -241,6 +246,14 @@ void Trainer::Impl::resume() {
   last_checkpoint = checkpoint_path;
   if (!lead()) return;
   run_dir->adopt_steps_up_to(state.step);  // the run's earlier checkpoints are its own (keep-last)
+  if (config.checkpoint.keep_best > 0) {  // the validations of the steps it still has (keep-best)
+    for (const ValidEvent& v : read_metrics_events((run_dir->path() / "metrics.jsonl").string()).valid) {
+      std::error_code ec;
+      if (v.step <= state.step && fs::exists(RunDirectory::checkpoint_path(config.run_dir, v.step), ec)) {
+        validations.emplace_back(v.step, config.valid.metric == ValidationMetric::bleu ? v.bleu : v.loss);
+      }
+    }
+  }
   log().info("resumed from {} at step {}, epoch {}, batch {}", checkpoint_path, state.step, state.position.epoch + 1,
              state.position.batch);
 }
@@ -437,6 +450,7 @@ bool Trainer::Impl::validate() {
                metric);
   }
   const bool better = record_validation(metric, config.valid.metric, state);
+  validations.emplace_back(state.step, metric);
   schedule->on_validation(better);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (lead()) {
@@ -481,9 +495,10 @@ void Trainer::Impl::save(bool with_best_copy) {
     save_checkpoint((run_dir->path() / "best.pt").string(), published_model(), *source_tokenizer, *target_tokenizer,
                     config_text);
   }
-  // Keep this run's newest keep_last step checkpoints; never the one `latest` names, never
-  // another run's files (RunDirectory refuses to start among them).
-  run_dir->keep_last(state.step, config.checkpoint.keep_last);
+  // Keep this run's newest keep_last step checkpoints and those of its keep_best best validations;
+  // never the one `latest` names, never another run's files (RunDirectory refuses to start among them).
+  const auto best = best_steps(validations, config.valid.metric, static_cast<std::size_t>(config.checkpoint.keep_best));
+  run_dir->keep_last(state.step, config.checkpoint.keep_last, std::set<std::int64_t>(best.begin(), best.end()));
   log().info("saved {}", last_checkpoint);
 }
 

@@ -9,12 +9,14 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "nmt/core/error.h"
 #include "nmt/core/lock_file.h"
 #include "nmt/core/thread_count.h"
 #include "nmt/model/checkpoint.h"
 #include "nmt/train/initial_checkpoint.h"
+#include "nmt/train/run_checkpoints.h"
 #include "nmt/train/run_directory.h"
 #include "nmt/train/training_state.h"
 #include "nmt/train/validator.h"
@@ -310,6 +312,40 @@ TEST(Trainer, InitFromRefusesAnotherArchitectureOrSubwordModel) {
   TrainConfig unadopted = tuned;
   unadopted.model.attention = AttentionType::dot;
   EXPECT_THROW_WITH(Trainer(unadopted).run(), ConfigError, "init-from", "is not this run's");
+}
+
+// checkpoint.keep-best keeps the step checkpoints of the best validations besides the last ones,
+// across a resume (which reads the history back from metrics.jsonl).
+TEST(Trainer, KeepBestKeepsTheBestValidationsCheckpoints) {
+  test::TempDir dir;
+  TrainConfig config = toy_config(dir, "run", 30);
+  config.valid.every = 5;
+  config.valid.metric = ValidationMetric::loss;
+  config.checkpoint.keep_last = 1;
+  config.checkpoint.keep_best = 2;
+  Trainer(config).run();
+  config.train.max_steps = 60;
+  config.resume = true;
+  Trainer(config).run();
+  std::vector<std::pair<std::int64_t, double>> validations;
+  for (const auto& line : test::read_lines(dir.path("run/metrics.jsonl"))) {
+    const auto json = nlohmann::json::parse(line);
+    if (json.at("event") == "valid") validations.emplace_back(json.at("step"), json.at("loss").get<double>());
+  }
+  ASSERT_EQ(validations.size(), 12u);
+  std::set<std::int64_t> expected = {60};
+  for (const std::int64_t step : best_steps(validations, ValidationMetric::loss, 2)) expected.insert(step);
+  std::set<std::int64_t> kept;
+  for (std::int64_t step = 5; step <= 60; step += 5) {
+    const bool pt = fs::exists(RunDirectory::checkpoint_path(dir.path("run"), step));
+    EXPECT_EQ(pt, fs::exists(dir.path("run/checkpoints/") + step_stem(step) + ".state")) << step;
+    if (pt) kept.insert(step);
+  }
+  EXPECT_EQ(kept, expected);
+  EXPECT_EQ(best_steps({{1, 3.0}, {2, 1.0}, {3, 2.0}, {2, 4.0}, {4, NAN}}, ValidationMetric::loss, 2),
+            (std::vector<std::int64_t>{3, 1}))
+      << "lowest loss first; a step validated twice counts with its last value; NaN never counts";
+  EXPECT_EQ(best_steps({{1, 3.0}, {2, 3.0}, {3, 2.0}}, ValidationMetric::bleu, 5), (std::vector<std::int64_t>{2, 1, 3}));
 }
 
 TEST(Trainer, LossFallsOnRealText) {
