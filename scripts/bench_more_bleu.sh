@@ -44,9 +44,11 @@ system() {
   "$bin/nmt-translate" "$@" -b 5 -i "$source" -o "$work/$name.out" --progress never 2>"$work/$name.err" ||
     fail "$name: $(tail -n 1 "$work/$name.err")"
   end=$(date +%s.%N)
+  "$bin/nmt-score" "$reference" -i "$work/$name.out" --metrics bleu,chrf >"$work/$name.score" 2>"$work/$name.err" ||
+    fail "$name: nmt-score: $(tail -n 1 "$work/$name.err")"
   local scores
-  scores=$("$bin/nmt-score" "$reference" -i "$work/$name.out" --metrics bleu,chrf 2>/dev/null |
-    awk '/^BLEU/ {b=$3} /^chrF2/ {c=$3} END {print b, c}')
+  scores=$(awk '/^BLEU/ {b=$3} /^chrF2/ {c=$3} END {if (b == "" || c == "") exit 1; print b, c}' "$work/$name.score") ||
+    fail "$name: no BLEU and chrF2 in nmt-score's output"
   printf '%-22s BLEU %6s  chrF2 %6s  %7.1f sentences/s\n' "$name" $scores \
     "$(echo "$(wc -l <"$source") / ($end - $start)" | bc -l)"
 }

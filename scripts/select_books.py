@@ -83,10 +83,21 @@ def main(argv=None):
     books = None if args.books is None else set(b.strip() for b in args.books.split(","))
     try:
         total, keep = wanted_lines(args.refs, books, args.testament)
+        if books is not None:
+            with open(args.refs, encoding="utf-8") as refs:
+                present = set(book_of(line) for line in refs)
+            unknown = sorted(books - present)
+            if unknown:
+                raise ValueError("%s names no verse of %s" % (", ".join(unknown), args.refs))
         pairs = list(zip(args.files[0::2], args.files[1::2]))
-        for source, target in pairs:
-            if os.path.abspath(source) == os.path.abspath(target):
-                raise ValueError("%s: the output would replace its input" % source)
+        # Nothing a run reads may be written, and no output twice: checked before anything is.
+        reads = [os.path.realpath(p) for p in [args.refs] + [source for source, _ in pairs]]
+        outputs = [os.path.realpath(target) for _, target in pairs]
+        for target, real in zip([t for _, t in pairs], outputs):
+            if real in reads:
+                raise ValueError("%s: the output would replace an input" % target)
+        if len(set(outputs)) != len(outputs):
+            raise ValueError("two outputs are one file")
         for source, target in pairs:
             write_selected(source, target, total, keep)
     except (OSError, ValueError) as e:

@@ -133,7 +133,8 @@ StepOutput EnsembleDecoder::step(const DecoderState& state, const at::Tensor& pr
   const auto k = static_cast<double>(members_.size());
   StepOutput combined;
   if (mode_ == EnsembleMode::log_linear) {
-    // Summed in member order, divided once: a model with itself gives its own numbers back.
+    // Summed in member order, divided once: two copies of one model give its own numbers back
+    // ((x + x) / 2 = x in floating point; three copies need not).
     at::Tensor sum = log_probs.front().clone();
     for (std::size_t i = 1; i < log_probs.size(); ++i) sum.add_(log_probs[i]);
     combined.log_probs = sum.div_(k);

@@ -111,7 +111,8 @@ std::string to_toml(const TrainConfig& config) {
 std::vector<std::pair<std::string, std::uint64_t>> shared_setup_digests(const TrainConfig& config) {
   // Where and how a rank runs, and paths that may differ between machines: the training data's
   // content is compared apart, rank 0 sends the subword models and alone reads the dev set.
-  // init-from: rank 0's parameters and subword models reach the others; the architecture is compared.
+  // init-from: a path that may differ between machines (every rank reads the architecture from its
+  // own copy, compared as [model]; rank 0's parameters and subword models reach the others).
   static const std::set<std::string> per_rank = {"run-dir",  "init-from",   "threads",          "blas-threads",
                                                  "data.train-source", "data.train-target", "data.dev-source",
                                                  "data.dev-target", "data.source-spm",   "data.target-spm"};

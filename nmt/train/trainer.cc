@@ -282,6 +282,7 @@ void Trainer::Impl::restore_weights(const Checkpoint& checkpoint, const std::str
     }
     p->copy_(value);
   }
+  state.raw_weights.clear();  // a whole model's copy, not needed again
   if (ema) ema->restore(checkpoint.model);
 }
 

@@ -135,14 +135,18 @@ StepAgreement TrainingGroup::agree_on_step(double loss, double nll, double elaps
 std::optional<TokenizerPair> TrainingGroup::tokenizers_from_lead(const Tokenizer* source, const Tokenizer* target,
                                                                  const DataOptions& data) {
   if (!comm_) return std::nullopt;
-  const bool joint = data.target_spm.empty();
+  // Both models, always: whether they are one is rank 0's knowledge (with init-from the options
+  // name neither, and a checkpoint may hold two).
   const std::string source_bytes = from_lead(lead() ? source->model_bytes() : "", "sending the subword models");
-  const std::string target_bytes =
-      joint ? source_bytes : from_lead(lead() ? target->model_bytes() : "", "sending the subword models");
+  const std::string target_bytes = from_lead(lead() ? target->model_bytes() : "", "sending the subword models");
   if (lead()) return std::nullopt;
-  Tokenizer from_rank0 = Tokenizer::from_bytes(source_bytes, data.source_spm + " (from rank 0)");
-  Tokenizer target_from_rank0 =
-      joint ? from_rank0 : Tokenizer::from_bytes(target_bytes, data.target_spm + " (from rank 0)");
+  const auto name = [](const std::string& path, const char* side) {
+    return (path.empty() ? std::string("the ") + side + " subword model" : path) + " (from rank 0)";
+  };
+  Tokenizer from_rank0 = Tokenizer::from_bytes(source_bytes, name(data.source_spm, "source"));
+  Tokenizer target_from_rank0 = target_bytes == source_bytes
+                                    ? from_rank0
+                                    : Tokenizer::from_bytes(target_bytes, name(data.target_spm, "target"));
   return TokenizerPair{std::move(from_rank0), std::move(target_from_rank0)};
 }
 

@@ -72,7 +72,8 @@ void WeightEma::update(const Seq2Seq& model, std::int64_t step) {
   const auto raw = model->parameters();
   auto shadow = shadow_->parameters();
   for (std::size_t i = 0; i < shadow.size(); ++i) {
-    // d * s + (1 - d) * theta, in the parameter's dtype; d = 0 gives theta exactly.
+    // d * s + (1 - d) * theta, in the parameter's dtype; d = 0 gives theta (exactly, for a finite
+    // shadow; a -0 weight becomes +0).
     shadow[i].mul_(d).add_(raw[i], 1.0 - d);
   }
 }

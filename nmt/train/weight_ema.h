@@ -3,7 +3,7 @@
 //   shadow <- d_t * shadow + (1 - d_t) * theta,   d_t = min(decay, (1 + t) / (10 + t)),
 // starting from the initial weights. The warm-up d_t (TensorFlow's ExponentialMovingAverage with
 // num_updates) keeps the random initialisation from dominating the first thousands of steps. With
-// decay 0 the shadow is theta exactly (0 * s + 1 * theta). Validation and every saved model use
+// decay 0 the shadow is theta (0 * s + 1 * theta: exact for finite weights, but -0 becomes +0). Validation and every saved model use
 // the shadow; the raw weights go on training (and into the training state, for an exact resume).
 #pragma once
 

@@ -77,7 +77,7 @@ std::vector<std::vector<std::vector<int>>> Translator::encode_extra_sources(cons
                                                                             std::size_t first_line) const {
   std::vector<std::vector<std::vector<int>>> views(extra_source_tokenizers_.size());
   for (std::size_t v = 0; v < views.size(); ++v) {
-    const std::string name = " in the segmentation of ensemble source subword model " + std::to_string(v + 2);
+    const std::string name = " in the segmentation of " + extra_source_tokenizers_[v].name();
     views[v].resize(sentences.size());
     for (std::size_t i = 0; i < sentences.size(); ++i) {
       bool truncated = false;

@@ -261,6 +261,30 @@ TEST_F(DistTrain, ResumeOfATwoRankRunIsBitIdentical) {
             0);
 }
 
+// A group fine-tunes a model whose source and target subword models differ (with init-from the
+// options name neither: rank 0 sends both), keeping a moving average; resuming it is bit-identical.
+TEST_F(DistTrain, TwoRanksFineTuneAModelWithTwoSubwordModelsKeepingAnAverage) {
+  test::write_text(path("spm500.model"), test::toy_tokenizer(500).model_bytes());
+  run_to_end("two-models", {"--train.max-steps", "4", "--data.target-spm", path("spm500.model")});
+  const std::vector<std::string> tune = {"--init-from", path("two-models/checkpoints/step-00000004.pt"),
+                                         "--data.source-spm", "", "--train.ema-decay", "0.9",
+                                         "--dist.nproc-per-node", "2"};
+  auto with = [&](std::vector<std::string> extra) {
+    extra.insert(extra.begin(), tune.begin(), tune.end());
+    return extra;
+  };
+  const std::string log = run_to_end("tuned-straight", with({"--train.max-steps", "8"}));
+  EXPECT_NE(log.find("initialised from"), std::string::npos) << log;
+  const Checkpoint tuned = load_checkpoint(path("tuned-straight/checkpoints/step-00000008.pt"));
+  EXPECT_EQ(tuned.model->config().target_vocab_size, 500);
+  EXPECT_EQ(tuned.model->config().source_vocab_size, 300);
+  run_to_end("tuned-resumed", with({"--train.max-steps", "4"}));
+  run_to_end("tuned-resumed", with({"--train.max-steps", "8", "--resume"}));
+  const auto straight = parameters(path("tuned-straight/checkpoints/step-00000008.pt"));
+  const auto resumed = parameters(path("tuned-resumed/checkpoints/step-00000008.pt"));
+  for (const auto& [name, tensor] : straight) EXPECT_TRUE(at::equal(tensor, resumed.at(name))) << name;
+}
+
 // One process continues a group's run and a group continues a one-process run, saying so.
 TEST_F(DistTrain, OneProcessAndAGroupResumeEachOthersRuns) {
   run_to_end("cross", {"--train.max-steps", "10", "--dist.nproc-per-node", "2"});

@@ -50,6 +50,18 @@ class SelectBooksTest(unittest.TestCase):
         self.assertEqual(select_books.main(["--refs", self.path("bad.ref"), "--testament", "new", self.path("x.es"),
                                             self.path("out.es")]), 1)
         self.assertEqual([n for n in os.listdir(self.dir.name) if n.startswith(".select-")], [])
+        # An output that is a later pair's input, the reference file, a link to an input, or twice.
+        os.symlink(self.path("x.en"), self.path("link.en"))
+        for files in (["x.es", "x.en", "x.en", "y.en"], ["x.es", "x.ref"], ["x.es", "link.en", "x.en", "z.en"],
+                      ["x.es", "o.txt", "x.en", "o.txt"]):
+            self.assertEqual(select_books.main(["--refs", self.path("x.ref"), "--testament", "new"] +
+                                               [self.path(f) for f in files]), 1, files)
+        self.assertEqual(self.read("x.en")[0], "G")
+        self.assertEqual(self.read("x.ref")[0], "Genesis 1:1\tGenesis 1:1")
+        self.assertFalse(os.path.exists(self.path("o.txt")))
+        self.assertEqual(select_books.main(["--refs", self.path("x.ref"), "--books", "Mathew", self.path("x.es"),
+                                            self.path("out.es")]), 1, "a book name that names no verse")
+        self.assertFalse(os.path.exists(self.path("out.es")))
 
 
 if __name__ == "__main__":
