@@ -14,7 +14,8 @@ TEST(TrainConfig, TheEffectiveConfigurationHasEveryOptionInSectionsInCanonicalFo
   config.valid.attention_maps = {};
   config.model.attention = AttentionType::none;
   const std::string toml = to_toml(config);
-  EXPECT_EQ(toml.rfind("run-dir = \"runs/default\"\ndevice = \"auto\"\nthreads = 1\nblas-threads = 0\nseed = 1\n\n[data]\n", 0),
+  EXPECT_EQ(toml.rfind("run-dir = \"runs/default\"\ndevice = \"auto\"\nthreads = 1\nblas-threads = 0\nseed = 1\ninit-from = \"\"\n\n[data]\n",
+                       0),
             0u)
       << toml;
   for (const char* line : {"\n[optim]\noptimizer = \"adam\"\nlr = 0.5\n", "attention = \"none\"\n",
