@@ -138,6 +138,13 @@ std::string follow_links(const std::string& path, bool& through_proc) {
 
 }  // namespace
 
+void refuse_existing_output(const std::string& path, bool replace) {
+  std::error_code ec;
+  if (!replace && fs::exists(path, ec)) {
+    throw IoError("cannot write " + path + ": it exists (--force replaces it; the file is replaced atomically)");
+  }
+}
+
 std::string resolve_output_path(const std::string& path) {
   bool through_proc = false;
   return follow_links(path, through_proc);

@@ -28,6 +28,10 @@ std::string read_file(const std::string& path);
 /// Writes `bytes` to `path` as AtomicOutputFile does. Throws IoError naming the path and the reason.
 void write_file_atomic(const std::string& path, std::string_view bytes);
 
+/// Throws IoError "cannot write PATH: it exists (--force replaces it; ...)" when `path` exists and
+/// `replace` is false: the programs' outputs that are not replaced without being asked.
+void refuse_existing_output(const std::string& path, bool replace);
+
 /// The path an output to `path` really writes: symbolic links followed (relative ones against
 /// their own folder), up to 40 levels. Throws IoError on a link loop.
 std::string resolve_output_path(const std::string& path);

@@ -150,10 +150,7 @@ void save_checkpoint(const std::string& path, Seq2Seq& model, const Tokenizer& s
 }
 
 void upgrade_checkpoint(const std::string& input, const std::string& output, bool replace) {
-  std::error_code ec;
-  if (std::filesystem::exists(output, ec) && !replace) {
-    throw IoError("cannot write " + output + ": it exists (--force replaces it; the file is replaced atomically)");
-  }
+  refuse_existing_output(output, replace);
   Checkpoint checkpoint = load_checkpoint(input);
   save_checkpoint(output, checkpoint.model, checkpoint.source_tokenizer, checkpoint.target_tokenizer,
                   checkpoint.training_config);

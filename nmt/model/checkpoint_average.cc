@@ -4,10 +4,10 @@
 #include <nlohmann/json.hpp>
 #include <torch/types.h>
 
-#include <filesystem>
 #include <map>
 
 #include "nmt/core/error.h"
+#include "nmt/core/file_io.h"
 #include "nmt/core/log.h"
 
 namespace nmt {
@@ -45,10 +45,7 @@ std::string checkpoint_mismatch(const Checkpoint& a, const std::string& a_path, 
 
 void average_checkpoints(const std::vector<std::string>& inputs, const std::string& output, bool replace) {
   if (inputs.empty()) throw ConfigError("averaging needs at least one checkpoint");
-  std::error_code ec;
-  if (std::filesystem::exists(output, ec) && !replace) {
-    throw IoError("cannot write " + output + ": it exists (--force replaces it; the file is replaced atomically)");
-  }
+  refuse_existing_output(output, replace);
   torch::NoGradGuard no_grad;
   Checkpoint first = load_checkpoint(inputs.front());
   // float64 sums, in the order of the inputs, by parameter name.

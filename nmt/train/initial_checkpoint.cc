@@ -6,7 +6,6 @@
 #include <type_traits>
 
 #include "nmt/core/error.h"
-#include "nmt/core/file_io.h"
 #include "nmt/data/tokenizer.h"
 #include "nmt/train/run_directory.h"
 
@@ -50,15 +49,9 @@ void check_subword_option(const std::string& key, const std::string& path, const
 }  // namespace
 
 std::string initial_checkpoint_path(const TrainConfig& config) {
-  if (config.resume) {
-    const fs::path latest = fs::path(config.run_dir) / "checkpoints" / "latest";
-    std::error_code ec;
-    if (fs::exists(latest, ec)) {
-      std::string stem = read_file(latest.string());
-      while (!stem.empty() && (stem.back() == '\n' || stem.back() == ' ')) stem.pop_back();
-      const fs::path checkpoint = fs::path(config.run_dir) / "checkpoints" / (stem + ".pt");
-      if (fs::exists(checkpoint, ec)) return checkpoint.string();
-    }
+  std::error_code ec;
+  if (config.resume && fs::exists(fs::path(config.run_dir) / "checkpoints" / "latest", ec)) {
+    return (fs::path(config.run_dir) / "checkpoints" / (RunDirectory::latest_stem_in(config.run_dir) + ".pt")).string();
   }
   return config.init_from;
 }

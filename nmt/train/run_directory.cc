@@ -78,8 +78,9 @@ void RunDirectory::check_for_another_run() const {
 
 bool RunDirectory::has_latest() const { return fs::exists(checkpoints() / "latest"); }
 
-std::string RunDirectory::latest_stem() const {
-  const fs::path latest = checkpoints() / "latest";
+std::string RunDirectory::latest_stem_in(const std::string& run_dir) {
+  const fs::path checkpoints = fs::path(run_dir) / "checkpoints";
+  const fs::path latest = checkpoints / "latest";
   std::string stem = read_file(latest.string());
   while (!stem.empty() && (stem.back() == '\n' || stem.back() == '\r' || stem.back() == ' ')) stem.pop_back();
   static const std::regex pattern(R"(step-\d{8,})");
@@ -87,9 +88,9 @@ std::string RunDirectory::latest_stem() const {
     throw DataError(latest.string() + " does not name a checkpoint (expected step-NNNNNNNN, got '" +
                     stem.substr(0, 40) + "')");
   }
-  if (!fs::exists(checkpoints() / (stem + ".pt")) || !fs::exists(checkpoints() / (stem + ".state"))) {
+  if (!fs::exists(checkpoints / (stem + ".pt")) || !fs::exists(checkpoints / (stem + ".state"))) {
     throw DataError(latest.string() + " names " + stem + ", but " + stem + ".pt or " + stem + ".state is missing in " +
-                    checkpoints().string());
+                    checkpoints.string());
   }
   return stem;
 }

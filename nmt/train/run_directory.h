@@ -43,7 +43,9 @@ class RunDirectory {
   bool has_latest() const;
   /// The stem `latest` names, checked: DataError naming `latest` when it names no step, or a step
   /// whose .pt or .state is missing.
-  std::string latest_stem() const;
+  std::string latest_stem() const { return latest_stem_in(path_.string()); }
+  /// The same for any run directory, without claiming it (its `latest` must exist).
+  static std::string latest_stem_in(const std::string& run_dir);
   /// What a resume reads: the checkpoint `latest` names and its training state, as bytes (checked as
   /// archives). ConfigError when there is no `latest` ("start without resuming"); as latest_stem.
   struct Latest {

@@ -16,15 +16,20 @@
 namespace nmt::app {
 namespace {
 
+// Parses `arguments` (without the program's name) into `app` as nmt-train would.
+void parse_into(CLI::App& app, std::vector<std::string> arguments) {
+  arguments.insert(arguments.begin(), "nmt-train");
+  std::vector<char*> argv;
+  for (auto& a : arguments) argv.push_back(a.data());
+  app.parse(static_cast<int>(argv.size()), argv.data());
+}
+
 // Parses `arguments` as nmt-train would and returns the configuration.
 TrainConfig parse(std::vector<std::string> arguments) {
   CLI::App app{"test"};
   add_config_file_option(app);
   TrainOptions options(app);
-  arguments.insert(arguments.begin(), "nmt-train");
-  std::vector<char*> argv;
-  for (auto& a : arguments) argv.push_back(a.data());
-  app.parse(static_cast<int>(argv.size()), argv.data());
+  parse_into(app, std::move(arguments));
   return options.config();
 }
 
@@ -151,10 +156,7 @@ TEST(TrainOptions, KnowsWhichOptionsWereGiven) {
   CLI::App app{"test"};
   add_config_file_option(app);
   TrainOptions options(app);
-  std::vector<std::string> arguments = {"nmt-train", "--config", dir.path("c.toml"), "--model.dropout", "0.1"};
-  std::vector<char*> argv;
-  for (auto& a : arguments) argv.push_back(a.data());
-  app.parse(static_cast<int>(argv.size()), argv.data());
+  parse_into(app, {"--config", dir.path("c.toml"), "--model.dropout", "0.1"});
   auto given = options.explicitly_set();
   std::sort(given.begin(), given.end());
   EXPECT_EQ(given, (std::vector<std::string>{"model.attention", "model.dropout", "seed"}));
