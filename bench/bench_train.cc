@@ -15,6 +15,8 @@
 //                        source_lengths_i, target_in_i, target_out_i for i = 0 .. N-1)
 //     --results PATH     write one TSV line per step: step tokens loss nll grad_norm seconds warmup
 //     --profile          also time the sections of each step and profile the ATen operators
+//     --device D         cpu (default), cuda or cuda:N; on CUDA each step ends with a device
+//                        synchronisation, so that its time holds all of its kernels
 //
 // The model is the reference size of configs/bible-es-en.toml: E = H = D = A = 256, one layer each,
 // Bahdanau attention and decoder, linear bridge, the vocabulary of SPM_MODEL; training pairs are
@@ -24,6 +26,7 @@
 #include <ATen/record_function.h>
 #include <torch/types.h>  // clip_grad.h needs it first
 #include <torch/nn/utils/clip_grad.h>
+#include <torch/cuda.h>
 #include <torch/optim/adam.h>
 #include <torch/serialize/output-archive.h>
 
@@ -46,6 +49,7 @@
 #include "bench/bench_util.h"
 #include "bench/op_profiler.h"
 #include "nmt/core/allocator.h"
+#include "nmt/core/device.h"
 #include "nmt/data/batch.h"
 #include "nmt/data/batching.h"
 #include "nmt/data/parallel_corpus.h"
@@ -64,6 +68,7 @@ struct Options {
   std::int64_t seed = 1;
   std::string checkpoint, batches, results;
   bool profile = false;
+  std::string device = "cpu";
 };
 
 constexpr double kSmoothing = 0.1, kClipNorm = 1.0, kLearningRate = 5e-4;
@@ -89,7 +94,8 @@ struct StepResult {
 };
 
 // One optimizer step exactly as Trainer::Impl::train_step does it (accumulate = 1, no schedule).
-StepResult train_step(nmt::Seq2Seq& model, torch::optim::Adam& optimizer, const nmt::Batch& batch, bool sections) {
+StepResult train_step(nmt::Seq2Seq& model, torch::optim::Adam& optimizer, const nmt::Batch& batch, bool sections,
+                      bool cuda) {
   StepResult r;
   r.tokens = batch.target_tokens;
   nmt::bench::Stopwatch clock, section;
@@ -111,6 +117,7 @@ StepResult train_step(nmt::Seq2Seq& model, torch::optim::Adam& optimizer, const 
   r.grad_norm = torch::nn::utils::clip_grad_norm_(model->parameters(), kClipNorm);
   lap(r.sections.clip);
   optimizer.step();
+  if (cuda) torch::cuda::synchronize();  // the step's kernels are queued, not done, until here
   lap(r.sections.optimizer);
   r.seconds = clock.seconds();
   return r;
@@ -118,23 +125,29 @@ StepResult train_step(nmt::Seq2Seq& model, torch::optim::Adam& optimizer, const 
 
 // The output layer and the loss alone, forward and backward, on random readouts of the batch's shape:
 // how much of a step they cost.
-void time_output_and_loss(nmt::Seq2Seq& model, const nmt::Batch& batch) {
+void time_output_and_loss(nmt::Seq2Seq& model, const nmt::Batch& batch, bool cuda) {
+  const auto sync = [cuda] {
+    if (cuda) torch::cuda::synchronize();
+  };
   at::Tensor weight, bias;
   for (const auto& p : model->named_parameters()) {
     if (p.key() == "output.weight") weight = p.value();
     if (p.key() == "output.bias") bias = p.value();
   }
   const std::int64_t rows = batch.target_in.numel();
-  const at::Tensor readout = at::rand({rows, weight.size(1)}).sub_(0.5).requires_grad_(true);
+  const at::Tensor readout = at::rand({rows, weight.size(1)}, weight.options()).sub_(0.5).requires_grad_(true);
   std::vector<double> projection, loss_fwd, backward;
   for (int run = 0; run < 6; ++run) {
     model->zero_grad();
     nmt::bench::Stopwatch clock;
     const at::Tensor logits = at::linear(readout, weight, bias);
+    sync();
     const double t1 = clock.seconds();
     const nmt::LossSums sums = nmt::label_smoothed_cross_entropy(logits, batch.target_out.reshape(-1), kSmoothing);
+    sync();
     const double t2 = clock.seconds();
     (sums.loss / static_cast<double>(sums.tokens)).backward();
+    sync();
     const double t3 = clock.seconds();
     if (run == 0) continue;
     projection.push_back(t1);
@@ -167,6 +180,7 @@ int main(int argc, char** argv) {
   app.add_option("--batches", o.batches, "Write the batches here (for the Python side)");
   app.add_option("--results", o.results, "Write per-step losses and times here (TSV)");
   app.add_flag("--profile", o.profile, "Also print the step sections and the operator profile");
+  app.add_option("--device", o.device, "cpu, cuda or cuda:N")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   if (o.warmup >= o.steps) {
     std::fprintf(stderr, "bench_train: --warmup must be below --steps\n");
@@ -174,6 +188,8 @@ int main(int argc, char** argv) {
   }
   try {
     nmt::keep_freed_memory();  // as nmt-train does
+    const c10::Device device = nmt::parse_device(o.device);
+    const bool cuda = device.is_cuda();
     const auto tokenizer = nmt::Tokenizer::load(o.spm_model);
     nmt::CorpusFilterOptions filter;
     filter.max_length = 100;  // data.max-length of configs/bible-es-en.toml
@@ -187,6 +203,8 @@ int main(int argc, char** argv) {
     }
     std::vector<nmt::Batch> batches;
     for (int i = 0; i < o.steps; ++i) batches.push_back(nmt::make_batch(corpus, plan[static_cast<std::size_t>(i)]));
+    std::vector<nmt::Batch> device_batches;  // what the steps read; the archive keeps the CPU copies
+    for (const auto& b : batches) device_batches.push_back(b.to(device));
 
     nmt::ModelConfig config;  // the reference size: E = H = D = A = 256, one layer each, linear bridge
     config.source_vocab_size = config.target_vocab_size = tokenizer.vocab_size();
@@ -217,18 +235,19 @@ int main(int argc, char** argv) {
       archive.save_to(o.batches);
     }
 
+    model->to(device);  // after the checkpoint: the Python side loads the same initial weights
     torch::optim::Adam optimizer(model->parameters(),
                                  torch::optim::AdamOptions(kLearningRate).betas({0.9, 0.999}).eps(1e-8));
     std::printf("bench_train (C++): %lld parameters, %d steps (%d warm-up), first batches of epoch 0 under "
-                "%lld tokens, seed %lld, dropout 0, %d intra-op thread(s)\n",
+                "%lld tokens, seed %lld, dropout 0, %d intra-op thread(s), device %s\n",
                 static_cast<long long>(parameters), o.steps, o.warmup, static_cast<long long>(o.max_tokens),
-                static_cast<long long>(o.seed), at::get_num_threads());
+                static_cast<long long>(o.seed), at::get_num_threads(), device.str().c_str());
     std::printf("%5s %6s %9s %7s %12s %10s %9s %9s\n", "step", "batch", "src x tgt", "tokens", "loss/token",
                 "grad norm", "ms", "tokens/s");
     std::vector<StepResult> results;
     for (int i = 0; i < o.steps; ++i) {
-      const nmt::Batch& b = batches[static_cast<std::size_t>(i)];
-      results.push_back(train_step(model, optimizer, b, o.profile));
+      const nmt::Batch& b = device_batches[static_cast<std::size_t>(i)];
+      results.push_back(train_step(model, optimizer, b, o.profile, cuda));
       const StepResult& r = results.back();
       std::printf("%5d %6lld %4lldx%-4lld %7lld %12.7f %10.4f %9.1f %9.0f%s\n", i + 1,
                   static_cast<long long>(b.size()), static_cast<long long>(b.source.size(1)),
@@ -280,11 +299,11 @@ int main(int argc, char** argv) {
       {
         nmt::bench::OpProfiler profiler;
         for (int i = 0; i < profiled; ++i) {
-          train_step(model, optimizer, batches[static_cast<std::size_t>(o.warmup + i)], false);
+          train_step(model, optimizer, device_batches[static_cast<std::size_t>(o.warmup + i)], false, cuda);
         }
       }
       nmt::bench::print_profile(nmt::bench::OpProfiler::take(), profiled, clock.seconds());
-      time_output_and_loss(model, batches[static_cast<std::size_t>(o.warmup)]);
+      time_output_and_loss(model, device_batches[static_cast<std::size_t>(o.warmup)], cuda);
     }
     return 0;
   } catch (const std::exception& e) {

@@ -18,13 +18,15 @@
 #                   directory, removed at the end)
 #   --tolerance X   largest allowed |loss difference| per step (default 1e-4)
 #   --profile       also print each side's step sections and operator profile
+#   --device D      cpu (default), cuda or cuda:N, for both sides
+#   --build-dir B   the build with bench/bench_train (default build)
 # Needs build/bench/bench_train (cmake --build build) and /usr/bin/python3 with PyTorch
 # (Debian's python3-torch; another interpreter: BENCH_PYTHON=/path/to/python3 scripts/bench_train.sh).
 # Both sides use one intra-op thread (see /work/shared/PLATFORM.md);
 # run it on an otherwise idle machine: the two sides run one after the other, not side by side.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-steps=30 warmup=2 max_tokens=2000 seed=1 data=$root/data/bible out="" tolerance=1e-4 profile=()
+steps=30 warmup=2 max_tokens=2000 seed=1 data=$root/data/bible out="" tolerance=1e-4 profile=() device=cpu build=$root/build
 while [[ $# -gt 0 ]]; do
   case $1 in
     --steps) steps=$2; shift 2 ;;
@@ -35,14 +37,16 @@ while [[ $# -gt 0 ]]; do
     --out) out=$(realpath -m "$2"); shift 2 ;;
     --tolerance) tolerance=$2; shift 2 ;;
     --profile) profile=(--profile); shift ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    --device) device=$2; shift 2 ;;
+    --build-dir) build=$(realpath -m "$2"); shift 2 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "bench_train.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 
 fail() { echo "bench_train.sh: $*" >&2; exit 1; }
 python=${BENCH_PYTHON:-/usr/bin/python3}  # the interpreter with PyTorch (the first python3 on PATH has none)
-bench=$root/build/bench/bench_train
+bench=$build/bench/bench_train
 for f in train.es train.en spm.model; do
   [[ -f $data/$f ]] || fail "missing $data/$f: build the corpus (scripts/quickstart.sh) and the reference subword model (build/apps/nmt-tokenizer train -i $data/train.es -i $data/train.en -m $data/spm.model --vocab-size 8000), or pass --data-dir"
 done
@@ -62,11 +66,11 @@ echo "== machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg),
 echo "== C++: build/bench/bench_train ($steps steps, $warmup warm-up, $max_tokens-token batches, seed $seed)"
 "$bench" "$data/train.es" "$data/train.en" "$data/spm.model" --steps "$steps" --warmup "$warmup" \
   --max-tokens "$max_tokens" --seed "$seed" --checkpoint "$out/initial.pt" --batches "$out/batches.pt" \
-  --results "$out/cpp.tsv" "${profile[@]}"
+  --results "$out/cpp.tsv" --device "$device" "${profile[@]}"
 echo
 echo "== Python: scripts/reference/train_reference.py (torch $torch_version, same weights and batches)"
 "$python" "$root/scripts/reference/train_reference.py" "$out/initial.pt" "$out/batches.pt" --steps "$steps" \
-  --warmup "$warmup" --results "$out/python.tsv" "${profile[@]}"
+  --warmup "$warmup" --results "$out/python.tsv" --device "$device" "${profile[@]}"
 echo
 echo "== comparison (load average now $(cut -d' ' -f1-3 /proc/loadavg))"
 "$python" - "$out/cpp.tsv" "$out/python.tsv" "$tolerance" <<'EOF'

@@ -17,6 +17,8 @@ same function and their loss curves can be compared step for step. scripts/bench
       --profile       also time the sections of each step and profile the operators
       --threads T     intra-op threads (default 1: more is much slower on the 2-core machine,
                       see /work/shared/PLATFORM.md)
+      --device D      cpu (default), cuda or cuda:N; on CUDA each step ends with a device
+                      synchronisation, as in bench_train --device
 
 BATCHES is a TorchScript archive with buffers source_i [B,S], source_lengths_i [B],
 target_in_i [B,T] and target_out_i [B,T] for i = 0, 1, ... (int64, padding id 0).
@@ -118,7 +120,10 @@ class Seq2Seq(nn.Module):
     def forward(self, source, source_lengths, target_in):
         """Logits [B, T, V] under teacher forcing."""
         with torch.autograd.profiler.record_function("encoder"):
-            mask = torch.arange(source.shape[1]).unsqueeze(0) < source_lengths.unsqueeze(1)
+            # source_lengths stays on the CPU (pack_padded_sequence wants it there); the mask goes
+            # where the source is.
+            mask = (torch.arange(source.shape[1], device=source.device).unsqueeze(0)
+                    < source_lengths.to(source.device).unsqueeze(1))
             memory, final_states = self.encoder(self.source_embedding(source), source_lengths)
         with torch.autograd.profiler.record_function("decoder"):
             readouts = self.decoder(self.target_embedding(target_in), memory, final_states, mask)
@@ -165,6 +170,8 @@ def train_step(model, optimizer, batch, sections=None):
     norm = float(torch.nn.utils.clip_grad_norm_(model.parameters(), CLIP_NORM))
     lap("clip")
     optimizer.step()
+    if target_out.is_cuda:
+        torch.cuda.synchronize()  # the step's kernels are queued, not done, until here
     lap("optimizer")
     return tokens, loss, nll, norm, time.perf_counter() - clock
 
@@ -192,7 +199,9 @@ def main():
     parser.add_argument("--results")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
+    device = torch.device(args.device)
     torch.set_num_threads(args.threads)
 
     config, params, _, _ = load_checkpoint(args.checkpoint)
@@ -201,14 +210,16 @@ def main():
     config = dict(config, dropout=0.0)
     model = Seq2Seq(config)
     model.load_state_dict(params, strict=True)
+    model.to(device)
     model.train()
     optimizer = torch.optim.Adam(model.parameters(), lr=LR, betas=BETAS, eps=EPS)
-    batches = read_batches(args.batches, args.steps)
+    batches = [(source.to(device), lengths, target_in.to(device), target_out.to(device))
+               for source, lengths, target_in, target_out in read_batches(args.batches, args.steps)]
     if not 0 <= args.warmup < len(batches):
         raise SystemExit(f"need 0 <= --warmup < steps ({len(batches)})")
 
     print(f"train_reference (Python): torch {torch.__version__}, {sum(p.numel() for p in model.parameters())} "
-          f"parameters, {len(batches)} steps ({args.warmup} warm-up), {torch.get_num_threads()} intra-op thread(s)")
+          f"parameters, {len(batches)} steps ({args.warmup} warm-up), {torch.get_num_threads()} intra-op thread(s), device {device}")
     print(f"{'step':>5} {'batch':>6} {'src x tgt':>9} {'tokens':>7} {'loss/token':>12} {'grad norm':>10} "
           f"{'ms':>9} {'tokens/s':>9}")
     sections = {} if args.profile else None

@@ -51,7 +51,8 @@ expect 2 "unknown attention type 'cosine'" -- "$train" --config "$work/toy.toml"
 expect 2 "valid.attention-maps: unknown image format 'gif'" -- "$train" --config "$work/toy.toml" \
   --valid.attention-maps gif --run-dir "$work/gif"
 [[ ! -e $work/gif ]] && pass || fail "a refused option made a run directory"
-expect 1 "device 'cuda'.*CUDA is not available" -- "$train" --config "$work/toy.toml" --device cuda --run-dir "$work/gpu"
+# cuda:99 is refused with or without a GPU (no machine has 100).
+expect 1 "device 'cuda:99'.*(CUDA is not available|CUDA device\(s\) visible)" -- "$train" --config "$work/toy.toml" --device cuda:99 --run-dir "$work/gpu"
 expect 1 "optim.lr must be at most 1e38 x \\(1 - optim.beta1\\).*got 1e\\+?38" -- "$train" --config "$work/toy.toml" \
   --optim.lr 1e38 --run-dir "$work/huge-lr"
 expect 1 "cannot open.*missing.es" -- "$train" --config "$work/toy.toml" --data.train-source "$work/missing.es" \

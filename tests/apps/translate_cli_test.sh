@@ -120,7 +120,7 @@ expect_error 2 "length penalty" -- "$translate" -m "$model" --length-penalty lon
 expect_error 2 "--progress: unknown progress mode 'sometimes' \(expected auto, always or never\)" -- \
   "$translate" -m "$model" --progress sometimes
 expect_error 1 "--score and --targets go together" -- "$translate" -m "$model" --score
-expect_error 1 "device 'cuda'.*CUDA is not available" -- "$translate" -m "$model" --device cuda -i "$work/in.es"
+expect_error 1 "device 'cuda:99'.*(CUDA is not available|CUDA device\(s\) visible)" -- "$translate" -m "$model" --device cuda:99 -i "$work/in.es"
 head -n 3 "$work/greedy.en" >"$work/short.en"
 expect_error 1 "differ in length" -- "$translate" -m "$model" --score -t "$work/short.en" -i "$work/in.es" -o "$work/y.txt"
 [[ ! -e $work/y.txt ]] && pass || fail "a failed scoring run left an output file"

@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# The GPU check (docs/benchmarks.md, "On a GPU"): on a machine with an NVIDIA GPU and PyTorch 2.x
+# for CUDA, build the project against PyTorch's LibTorch, run the CUDA tests, measure training and
+# translation on the GPU, then run the whole test suite in the time left. GPU time is scarce, so
+# every stage has a time limit taken from one budget, and every result is a file in OUT.
+#
+# Usage: scripts/check-cuda.sh OUT [--deps DIR] [--budget SECONDS] [--python PYTHON]
+#   OUT          folder for logs and results (made if missing)
+#   --deps DIR   the Debian libraries ../shared/gpu/debian-deps.sh unpacked (default .deps): CLI11,
+#                spdlog, fmt, GoogleTest, protobuf and protoc, nlohmann-json, zlib, cairo, pkgconf
+#   --budget S   seconds for the whole check (default 560): the build, the CUDA tests and the
+#                benchmarks first, the test suite last with what is left
+#   --python P   the interpreter with PyTorch for CUDA (default python3)
+#   --no-build   use build-cuda as it is (a second run on the same machine)
+# Needs nvcc, cmake, ninja and g++; data/bible with train/dev/test and spm.model (the reference
+# model's 8000 pieces: see scripts/bench_train.sh). Builds into build-cuda.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+out="" deps=$root/.deps budget=560 python=python3 build=1
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --deps) deps=$(realpath -m "$2"); shift 2 ;;
+    --budget) budget=$2; shift 2 ;;
+    --python) python=$2; shift 2 ;;
+    --no-build) build=0; shift ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -*) echo "check-cuda.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+    *) out=$1; shift ;;
+  esac
+done
+[[ -n $out ]] || { echo "check-cuda.sh: give the output folder (see --help)" >&2; exit 2; }
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+summary=$out/summary.txt
+note() { echo "[$(printf '%4d' "$SECONDS") s] $*" | tee -a "$summary"; }
+left() { echo $((budget - SECONDS)); }
+# run_for LIMIT LOG COMMAND...: at most LIMIT seconds, and never past the budget (SIGTERM, then
+# SIGKILL 15 s later).
+run_for() {
+  local limit=$1 log=$2; shift 2
+  (($(left) - 20 < limit)) && limit=$(($(left) - 20))
+  if ((limit < 5)); then note "skipped (no time left): $*"; return 124; fi
+  timeout -k 15 "$limit" "$@" >"$log" 2>&1
+  local rc=$?
+  ((rc == 124)) && note "stopped after ${limit} s: $*"
+  return $rc
+}
+
+lib=$deps/root/usr/lib/x86_64-linux-gnu
+export LD_LIBRARY_PATH=$lib:$deps/root/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+export PATH=$deps/root/usr/bin:/usr/local/cuda/bin:$PATH
+export PKG_CONFIG_PATH=$lib/pkgconfig
+# Fonts for the pictures the tests draw (DejaVu, from the carried fonts-dejavu-core).
+mkdir -p /tmp/nmt-fontconfig
+cat >/tmp/nmt-fontconfig/fonts.conf <<EOF
+<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+<fontconfig><dir>$deps/root/usr/share/fonts</dir><dir>/usr/share/fonts</dir>
+<cachedir>/tmp/nmt-fontconfig/cache</cachedir></fontconfig>
+EOF
+export FONTCONFIG_FILE=/tmp/nmt-fontconfig/fonts.conf
+
+# --- the machine and the versions
+{
+  date -u '+%Y-%m-%d %H:%M UTC'
+  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+  "$python" -c 'import torch; print("torch", torch.__version__, "CUDA", torch.version.cuda, "cuDNN",
+    torch.backends.cudnn.version(), "NCCL", torch.cuda.nccl.version() if torch.cuda.is_available() else None,
+    torch.cuda.get_device_name(0), "cxx11 ABI", torch._C._GLIBCXX_USE_CXX11_ABI)'
+  g++ --version | head -n 1
+  cmake --version | head -n 1
+  nvcc --version | tail -n 2 | head -n 1
+  echo "$(nproc) CPU cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+} >"$out/env.txt" 2>&1
+note "machine: $(tr '\n' ';' <"$out/env.txt")"
+torch_prefix=$("$python" -c 'import torch; print(torch.utils.cmake_prefix_path)')
+
+if ((build)); then
+# --- C++17 where LibTorch's headers allow it, else C++20
+torch_includes=$("$python" -c 'import torch.utils.cpp_extension as c; print(" ".join("-I" + p for p in c.include_paths()))')
+printf '#include <torch/torch.h>\nint main() { return 0; }\n' >/tmp/nmt-probe.cc
+# shellcheck disable=SC2086
+if g++ -std=c++17 -fsyntax-only $torch_includes /tmp/nmt-probe.cc >"$out/probe-cxx17.log" 2>&1; then std=17; else std=20; fi
+note "LibTorch's headers compile as C++17: $([[ $std == 17 ]] && echo yes || echo no); building as C++$std"
+
+# --- configure and build everything
+pkgconf=()
+command -v pkg-config >/dev/null || pkgconf=(-DPKG_CONFIG_EXECUTABLE="$deps/root/usr/bin/pkgconf")
+if ! run_for 120 "$out/configure.log" cmake -S . -B build-cuda -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DNMT_CXX_STANDARD=$std -DCMAKE_PREFIX_PATH="$torch_prefix;$deps/root/usr" -DCMAKE_LIBRARY_PATH="$lib" \
+    "${pkgconf[@]}"; then
+  note "configure FAILED: $(grep -m3 -A3 'Error' "$out/configure.log" | tr '\n' ' ')"
+  exit 1
+fi
+start=$SECONDS
+run_for $(($(left) - 200)) "$out/build.log" ninja -C build-cuda -k 0 -j "$(nproc)"
+rc=$?
+note "build: $((SECONDS - start)) s, exit $rc; failed targets: $(grep -c '^FAILED' "$out/build.log")"
+grep -A12 '^FAILED' "$out/build.log" | head -n 60 >"$out/build-errors.txt"
+fi
+
+# --- the CUDA tests
+t=build-cuda/tests
+for spec in "test_model Device.*" "test_dist_group Communicator.*Cuda*:Communicator.Nccl*" \
+            "test_train TrainerOnCuda.*" "test_dist_train DistTrain.*Cuda*"; do
+  read -r program filter <<<"$spec"
+  [[ -x $t/$program ]] || { note "cuda tests: $program was not built"; continue; }
+  run_for 120 "$out/cuda-$program.log" "$t/$program" --gtest_filter="$filter"
+  rc=$?
+  note "cuda tests $program ($filter): exit $rc: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/cuda-$program.log" | tr '\n' ' ')"
+done
+
+# --- training speed: C++ against the same model in PyTorch, on the GPU
+for tokens in 2000 8000; do
+  BENCH_PYTHON=$(command -v "$python") run_for 90 "$out/bench-train-$tokens.log" scripts/bench_train.sh \
+    --device cuda --build-dir build-cuda --steps 40 --warmup 8 --max-tokens "$tokens" --tolerance 0.05
+  rc=$?
+  note "bench_train --max-tokens $tokens: exit $rc: $(grep -E 'max \|loss|target tokens/s' "$out/bench-train-$tokens.log" | tr '\n' ' ')"
+done
+
+# --- nmt-train, the reference configuration, on the GPU: 2000-token batches, then 8000
+train() {  # NAME LIMIT OPTIONS...
+  local name=$1 limit=$2; shift 2
+  rm -rf "/tmp/nmt-runs/$name"
+  run_for "$limit" "$out/train-$name.log" build-cuda/apps/nmt-train --config configs/bible-es-en.toml --device cuda \
+    --run-dir "/tmp/nmt-runs/$name" --valid.attention-maps none "$@"
+  local rc=$?
+  note "nmt-train $name: exit $rc"
+  cp "/tmp/nmt-runs/$name/metrics.jsonl" "$out/metrics-$name.jsonl" 2>/dev/null
+  grep -h '"valid"' "/tmp/nmt-runs/$name/metrics.jsonl" 2>/dev/null | tail -n 3 | tee -a "$summary"
+  grep -h '"train"' "/tmp/nmt-runs/$name/metrics.jsonl" 2>/dev/null | tail -n 1 | tee -a "$summary"
+}
+train ref-2000 110 --train.max-steps 1500 --valid.every 250 --checkpoint.every 250
+train ref-8000 60 --train.max-steps 375 --train.max-tokens 8000 --valid.every 125 --checkpoint.every 125
+train ref-2000-amp 40 --train.max-steps 300 --train.amp true --valid.every 300 --checkpoint.every 300
+
+# --- translation of the test books with the 2000-token run's best model, GPU and CPU
+model=/tmp/nmt-runs/ref-2000/best.pt
+if [[ -f $model ]]; then
+  translate() {  # NAME OPTIONS...
+    local name=$1; shift
+    run_for 60 "$out/translate-$name.log" build-cuda/apps/nmt-translate -m "$model" -i data/bible/test.es \
+      -o "/tmp/nmt-runs/$name.en" --progress never "$@"
+    local rc=$?
+    local bleu
+    bleu=$(build-cuda/apps/nmt-score -i "/tmp/nmt-runs/$name.en" data/bible/test.en 2>&1 | tr '\n' ' ')
+    note "translate $name: exit $rc: $(grep -o '[0-9]* sentences in .*' "$out/translate-$name.log" | tail -n 1) | $bleu"
+  }
+  translate cuda-greedy --device cuda -b 1
+  translate cuda-beam5 --device cuda -b 5
+  translate cuda-beam5-64k --device cuda -b 5 --batch-tokens 64000
+  translate cuda-greedy-script --device cuda -b 1 --engine script
+  translate cpu-greedy --device cpu -b 1 --workers 0
+  translate cpu-beam5 --device cpu -b 5 --workers 0
+  for name in cuda-greedy cuda-beam5 cuda-beam5-64k cuda-greedy-script; do
+    cmp -s "/tmp/nmt-runs/cpu-${name#cuda-}.en" "/tmp/nmt-runs/$name.en" 2>/dev/null &&
+      note "$name: output identical to the CPU's"
+  done
+fi
+
+# --- the whole test suite with the time left
+run_for $(($(left) - 5)) "$out/ctest.log" ctest --test-dir build-cuda -j "$(nproc)" --timeout 240 --output-on-failure
+rc=$?
+note "ctest: exit $rc: $(grep -E 'tests passed|tests failed' "$out/ctest.log")"
+grep -E '^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess|Not Run)' "$out/ctest.log" | head -n 40 | tee -a "$summary"
+note "done"
