@@ -30,8 +30,26 @@ if(NOT Protobuf_PROTOC_EXECUTABLE)
   message(FATAL_ERROR "protoc not found: install the Debian package 'protobuf-compiler'.")
 endif()
 
+# protobuf as FindProtobuf found it, by path. Not protobuf::libprotobuf: PyTorch's wheels define a
+# target of that name for the protobuf built into libtorch (nothing to link), FindProtobuf then
+# keeps theirs, and SentencePiece would link no protobuf at all.
+add_library(nmt_protobuf INTERFACE)
+target_link_libraries(nmt_protobuf INTERFACE ${Protobuf_LIBRARIES})
+target_include_directories(nmt_protobuf SYSTEM INTERFACE ${Protobuf_INCLUDE_DIRS})
+
 # LibTorch as one target with its compile flags (Debian's config puts the ABI flag in a variable).
 add_library(nmt_torch INTERFACE)
+# PyTorch's wheels bundle their own fmt and protobuf headers in torch/include; spdlog and the
+# protoc-generated SentencePiece code need the ones found here, so those directories come first
+# wherever LibTorch's do (CMake drops implicit ones such as /usr/include).
+foreach(_nmt_dep spdlog::spdlog fmt::fmt nmt_protobuf)
+  if(TARGET ${_nmt_dep})
+    get_target_property(_nmt_dirs ${_nmt_dep} INTERFACE_INCLUDE_DIRECTORIES)
+    if(_nmt_dirs)
+      target_include_directories(nmt_torch SYSTEM BEFORE INTERFACE ${_nmt_dirs})
+    endif()
+  endif()
+endforeach()
 target_link_libraries(nmt_torch INTERFACE ${TORCH_LIBRARIES})
 separate_arguments(_nmt_torch_flags UNIX_COMMAND "${TORCH_CXX_FLAGS}")
 target_compile_options(nmt_torch INTERFACE ${_nmt_torch_flags})

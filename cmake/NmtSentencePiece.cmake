@@ -17,6 +17,8 @@ set(SPM_ENABLE_SHARED OFF CACHE BOOL "" FORCE)
 set(SPM_ENABLE_TCMALLOC OFF CACHE BOOL "" FORCE)
 set(SPM_BUILD_TEST OFF CACHE BOOL "" FORCE)
 set(CMAKE_POSITION_INDEPENDENT_CODE ON)
+# SentencePiece 0.1.97 asks for CMake 3.1 policies, which CMake 4 refuses without this (older CMake ignores it).
+set(CMAKE_POLICY_VERSION_MINIMUM 3.5)
 add_subdirectory("${NMT_SENTENCEPIECE_SOURCE_DIR}" "${CMAKE_BINARY_DIR}/third_party/sentencepiece"
                  EXCLUDE_FROM_ALL)
 
@@ -27,9 +29,9 @@ target_compile_options(sentencepiece_train-static PRIVATE -w)
 # Link the full libprotobuf (which LibTorch loads anyway) rather than libprotobuf-lite, so the
 # process holds exactly one protobuf library.
 set_target_properties(sentencepiece-static PROPERTIES
-  INTERFACE_LINK_LIBRARIES "protobuf::libprotobuf;Threads::Threads")
+  INTERFACE_LINK_LIBRARIES "nmt_protobuf;Threads::Threads")
 set_target_properties(sentencepiece_train-static PROPERTIES
-  INTERFACE_LINK_LIBRARIES "sentencepiece-static;protobuf::libprotobuf;Threads::Threads")
+  INTERFACE_LINK_LIBRARIES "sentencepiece-static;nmt_protobuf;Threads::Threads")
 
 add_library(nmt_sentencepiece INTERFACE)
 target_link_libraries(nmt_sentencepiece INTERFACE sentencepiece_train-static sentencepiece-static)

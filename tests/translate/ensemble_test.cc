@@ -109,7 +109,9 @@ TEST(Ensemble, OfAModelWithItselfTranslatesAsTheModel) {
   const auto got = linear.translate(kSentences);
   expect_same(expected, got, /*scores=*/false);
   for (std::size_t i = 0; i < got.size(); ++i) {
-    if (!got[i].hypotheses.empty()) EXPECT_NEAR(got[i].hypotheses[0].log_prob, expected[i].hypotheses[0].log_prob, 1e-4);
+    if (!got[i].hypotheses.empty()) {
+      EXPECT_NEAR(got[i].hypotheses[0].log_prob, expected[i].hypotheses[0].log_prob, 1e-4);
+    }
   }
 }
 
