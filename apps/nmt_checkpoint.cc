@@ -30,9 +30,9 @@ int main(int argc, char** argv) {
       "or --best the step checkpoints of one run directory");
   average->add_option("inputs", inputs, "Checkpoints (.pt), or one run directory with --last or --best")->required();
   average->add_option("-o,--output", output, "Checkpoint to write (atomically)")->required();
-  auto* last_option = average->add_option("--last", last, "The run directory's newest N step checkpoints");
+  auto* last_option = nmt::app::add_number_option(*average, "--last", last, "The run directory's newest N step checkpoints");
   auto* best_option =
-      average->add_option("--best", best, "The run directory's N best step checkpoints by --metric (of those it kept)");
+      nmt::app::add_number_option(*average, "--best", best, "The run directory's N best step checkpoints by --metric (of those it kept)");
   last_option->excludes(best_option);
   nmt::app::add_enum_option(*average, "--metric", metric, "With --best: the dev metric of metrics.jsonl that ranks");
   average->add_flag("--force", force, "Replace OUTPUT if it exists (it may be one of the inputs)");

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "apps/common/app_main.h"
+#include "apps/common/option_table.h"
 #include "nmt/data/corpus_stats.h"
 #include "nmt/data/parallel_corpus.h"
 #include "nmt/data/tokenizer.h"
@@ -17,13 +18,13 @@ int main(int argc, char** argv) {
   app.add_option("--target,-t", target, "Target text, line-parallel to the source")->required();
   app.add_option("--source-model", source_model, "Source SentencePiece model (or the joint one)")->required();
   app.add_option("--target-model", target_model, "Target SentencePiece model (default: the source model)");
-  app.add_option("--max-length", filter.max_length, "Drop pairs with a side longer than this (0: no limit)")
+  nmt::app::add_number_option(app, "--max-length", filter.max_length, "Drop pairs with a side longer than this (0: no limit)")
       ->capture_default_str();
-  app.add_option("--max-length-ratio", filter.max_length_ratio, "Drop pairs above this length ratio (0: none)")
+  nmt::app::add_number_option(app, "--max-length-ratio", filter.max_length_ratio, "Drop pairs above this length ratio (0: none)")
       ->capture_default_str();
-  app.add_option("--max-tokens", batching.max_tokens, "Token budget per batch, padding included")
+  nmt::app::add_number_option(app, "--max-tokens", batching.max_tokens, "Token budget per batch, padding included")
       ->capture_default_str();
-  app.add_option("--seed", batching.seed, "Batching seed")->capture_default_str();
+  nmt::app::add_number_option(app, "--seed", batching.seed, "Batching seed")->capture_default_str();
   app.add_flag("--json", json, "Print one JSON object instead of a table");
 
   return nmt::app::run(app, argc, argv, [&] {

@@ -1,6 +1,7 @@
 // nmt-plot: pictures of a translation model's work (docs/attention.md): attention heat-maps from
 // nmt-translate --attention-output, and the training curves of a run directory.
 #include "apps/common/app_main.h"
+#include "apps/common/option_table.h"
 #include "nmt/plot/attention_heatmap.h"
 #include "nmt/plot/attention_matrix.h"
 #include "nmt/plot/training_curves.h"
@@ -21,7 +22,7 @@ int main(int argc, char** argv) {
                       "Merge subword pieces into words (sum over a word's source pieces, average over its target "
                       "pieces)");
   attention->add_option("--format", formats, "Comma-separated: svg, png, pdf")->capture_default_str();
-  attention->add_option("--cell-size", heatmaps.options.cell_size, "Points per cell")->capture_default_str();
+  nmt::app::add_number_option(*attention, "--cell-size", heatmaps.options.cell_size, "Points per cell")->capture_default_str();
   attention->add_option("--title", heatmaps.options.title, "Title (default: line number and sizes)");
   attention->add_flag("!--no-alignment", heatmaps.options.mark_alignment, "Do not outline the hard alignment");
 

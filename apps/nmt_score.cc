@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
   app.add_option("--metrics", metrics, "Comma-separated metrics: bleu, chrf")->capture_default_str();
   app.add_flag("--lowercase,-l", options.lowercase, "Case-insensitive scores (both metrics)");
   nmt::app::add_enum_option(app, "--tokenize", options.tokenize, "BLEU tokenizer");
-  app.add_option("--width,-w", options.width, "Decimals of the printed scores")->capture_default_str();
+  nmt::app::add_number_option(app, "--width,-w", options.width, "Decimals of the printed scores")->capture_default_str();
   app.add_flag("--json", json, "Print one JSON object instead of text lines");
   app.add_flag("--by-length", by_length, "Scores per sentence-length bucket instead of one corpus score");
   nmt::app::add_enum_option(app, "--length-of", length_of,

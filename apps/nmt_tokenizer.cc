@@ -25,13 +25,13 @@ int main(int argc, char** argv) {
   train_cmd->add_option("--input,-i", train.input_files, "Training text files")->required()->check(CLI::ExistingFile);
   train_cmd->add_option("--model,-m", train.model_path, "Output model (its .vocab is written beside it)")->required();
   nmt::app::add_enum_option(*train_cmd, "--type", train.model_type, "Subword model type");
-  train_cmd->add_option("--vocab-size", train.vocab_size, "Vocabulary size")->capture_default_str();
-  train_cmd->add_option("--character-coverage", train.character_coverage, "Share of characters covered")
+  nmt::app::add_number_option(*train_cmd, "--vocab-size", train.vocab_size, "Vocabulary size")->capture_default_str();
+  nmt::app::add_number_option(*train_cmd, "--character-coverage", train.character_coverage, "Share of characters covered")
       ->capture_default_str();
-  train_cmd->add_option("--input-sentence-size", train.input_sentence_size,
+  nmt::app::add_number_option(*train_cmd, "--input-sentence-size", train.input_sentence_size,
                         "Train on a random sample of this many sentences (0: all)")->capture_default_str();
-  train_cmd->add_option("--threads", train.num_threads, "Trainer threads")->capture_default_str();
-  train_cmd->add_option("--seed", train.seed, "Random seed")->capture_default_str();
+  nmt::app::add_number_option(*train_cmd, "--threads", train.num_threads, "Trainer threads")->capture_default_str();
+  nmt::app::add_number_option(*train_cmd, "--seed", train.seed, "Random seed")->capture_default_str();
   train_cmd->add_option("--user-defined-symbols", train.user_defined_symbols, "Pieces never split");
 
   nmt::TokenizeFilesOptions encode_io;
@@ -39,11 +39,11 @@ int main(int argc, char** argv) {
   auto* encode_cmd = app.add_subcommand("encode", "Text to ids (or pieces)");
   add_io_options(*encode_cmd, encode_io);
   encode_cmd->add_flag("--sample", encode.sample, "Sample segmentations (subword regularisation)");
-  encode_cmd->add_option("--alpha", encode.sampling.alpha, "Sampling smoothing (unigram) or dropout (BPE)")
+  nmt::app::add_number_option(*encode_cmd, "--alpha", encode.sampling.alpha, "Sampling smoothing (unigram) or dropout (BPE)")
       ->capture_default_str();
-  encode_cmd->add_option("--nbest-size", encode.sampling.nbest_size, "Unigram: sample among the n best (-1: all)")
+  nmt::app::add_number_option(*encode_cmd, "--nbest-size", encode.sampling.nbest_size, "Unigram: sample among the n best (-1: all)")
       ->capture_default_str();
-  encode_cmd->add_option("--seed", encode.seed, "Sampling seed")->capture_default_str();
+  nmt::app::add_number_option(*encode_cmd, "--seed", encode.seed, "Sampling seed")->capture_default_str();
 
   nmt::TokenizeFilesOptions decode_io;
   auto* decode_cmd = app.add_subcommand("decode", "Ids (or pieces) to text");

@@ -43,34 +43,34 @@ int main(int argc, char** argv) {
                             "model that keeps the contract of docs/checkpoints.md)");
   app.add_option("--input,-i", job.input, "Source text, one sentence a line ('-': stdin)")->capture_default_str();
   app.add_option("--output,-o", job.output, "Translations ('-': stdout); written whole or not at all")->capture_default_str();
-  app.add_option("--beam-size,-b", s.beam_size, "Beam size (1: greedy search)")->capture_default_str();
-  app.add_option("--n-best", s.n_best, "Hypotheses per sentence, Moses-style lines when > 1")->capture_default_str();
+  nmt::app::add_number_option(app, "--beam-size,-b", s.beam_size, "Beam size (1: greedy search)")->capture_default_str();
+  nmt::app::add_number_option(app, "--n-best", s.n_best, "Hypotheses per sentence, Moses-style lines when > 1")->capture_default_str();
   nmt::app::add_enum_option(app, "--length-penalty", s.length_penalty, "Length penalty (gnmt: ((5+|Y|)/6)^alpha)");
-  app.add_option("--length-alpha", s.length_alpha, "alpha of the gnmt length penalty")->capture_default_str();
-  app.add_option("--coverage-beta", s.coverage_beta, "beta of the GNMT coverage penalty (0: off)")->capture_default_str();
-  app.add_option("--max-length-a", s.max_length_a, "At most a*n+b target subwords for n source subwords")
+  nmt::app::add_number_option(app, "--length-alpha", s.length_alpha, "alpha of the gnmt length penalty")->capture_default_str();
+  nmt::app::add_number_option(app, "--coverage-beta", s.coverage_beta, "beta of the GNMT coverage penalty (0: off)")->capture_default_str();
+  nmt::app::add_number_option(app, "--max-length-a", s.max_length_a, "At most a*n+b target subwords for n source subwords")
       ->capture_default_str();
-  app.add_option("--max-length-b", s.max_length_b, "See --max-length-a")->capture_default_str();
-  app.add_option("--min-length", s.min_length, "No EOS before this many target subwords")->capture_default_str();
-  app.add_option("--no-repeat-ngram", s.no_repeat_ngram, "Never repeat an n-gram of this many subwords (0: off)")
+  nmt::app::add_number_option(app, "--max-length-b", s.max_length_b, "See --max-length-a")->capture_default_str();
+  nmt::app::add_number_option(app, "--min-length", s.min_length, "No EOS before this many target subwords")->capture_default_str();
+  nmt::app::add_number_option(app, "--no-repeat-ngram", s.no_repeat_ngram, "Never repeat an n-gram of this many subwords (0: off)")
       ->capture_default_str();
   app.add_flag("--replace-unk", t.replace_unknown, "Replace <unk> by the source piece with the most attention");
-  app.add_option("--batch-tokens", t.max_tokens, "Source subwords per batch, padding included, times the beam size")
+  nmt::app::add_number_option(app, "--batch-tokens", t.max_tokens, "Source subwords per batch, padding included, times the beam size")
       ->capture_default_str();
-  app.add_option("--batch-sentences", t.max_sentences, "Sentences per batch (0: no limit)")->capture_default_str();
-  app.add_option("--workers", t.workers,
+  nmt::app::add_number_option(app, "--batch-sentences", t.max_sentences, "Sentences per batch (0: no limit)")->capture_default_str();
+  nmt::app::add_number_option(app, "--workers", t.workers,
                  "Batches translated at once on the CPU, each with single-threaded BLAS (0: one per core, at most 4)")
       ->capture_default_str();
-  app.add_option("--max-source-length", t.max_source_length, "Longest source in subwords")->capture_default_str();
+  nmt::app::add_number_option(app, "--max-source-length", t.max_source_length, "Longest source in subwords")->capture_default_str();
   nmt::app::add_enum_option(app, "--long-inputs", t.long_inputs, "Longer sources: truncate (with a warning) or reject");
-  app.add_option("--chunk-lines", job.stream.chunk_lines, "Lines read and sorted together")->capture_default_str();
+  nmt::app::add_number_option(app, "--chunk-lines", job.stream.chunk_lines, "Lines read and sorted together")->capture_default_str();
   app.add_flag("--scores", job.scores, "Prefix each translation with its score and a tab");
   app.add_option("--attention-output", job.attention_output, "Write the attention of each translation here (JSON lines)");
   app.add_option("--alignment-output", job.alignment_output, "Write hard word alignments here (s-t pairs)");
   app.add_flag("--score", score_mode, "Forced decoding: print log p(target | source) of the pairs instead");
   app.add_option("--targets,-t", job.score_targets, "With --score: the target sentences, line-parallel to the input");
   app.add_option("--device", job.device, "auto, cpu, cuda or cuda:N")->capture_default_str();
-  app.add_option("--threads", job.threads, "CPU intra-op threads")->capture_default_str();
+  nmt::app::add_number_option(app, "--threads", job.threads, "CPU intra-op threads")->capture_default_str();
   nmt::app::add_enum_option(app, "--progress", progress,
                             "Sentences/s on stderr (auto: when stderr is a terminal and stdout is not)");
 

@@ -5,6 +5,10 @@
 #include <spdlog/spdlog.h>
 
 #include <iostream>
+#include <string>
+#include <vector>
+
+#include "apps/common/config_file.h"
 
 #include "nmt/core/error.h"
 #include "nmt/core/logging.h"
@@ -26,10 +30,56 @@ std::string usage_error_message(const std::string& cli11_message) {
   return cli11_message;
 }
 
+void require_decimal_checks(const CLI::App& app) {
+  for (const CLI::Option* option : app.get_options()) {
+    const std::string type = option->get_type_name();
+    if (type != "INT" && type != "UINT" && type != "FLOAT") continue;
+    try {
+      const_cast<CLI::Option*>(option)->get_validator(kDecimalCheck);
+    } catch (const CLI::OptionNotFound&) {
+      throw std::logic_error("option " + option->get_name() + " was registered without add_number_option");
+    }
+  }
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) require_decimal_checks(*sub);
+}
+
+namespace {
+
+// The --config files named in argv (both "--config F" and "--config=F").
+std::vector<std::string> config_arguments(int argc, char** argv) {
+  std::vector<std::string> files;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--config" && i + 1 < argc) files.emplace_back(argv[++i]);
+    if (arg.rfind("--config=", 0) == 0) files.push_back(arg.substr(9));
+  }
+  return files;
+}
+
+// A library ConfigError names its key first ("train.label-smoothing must be ..."): when a
+// configuration file set that key and the command line did not, say where.
+std::string with_config_origin(const std::string& message, int argc, char** argv) {
+  const std::string key = message.substr(0, message.find_first_of(" :"));
+  const std::string origin = config_key_origin(key);
+  if (origin.empty()) return message;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--" + key || arg.rfind("--" + key + "=", 0) == 0) return message;
+  }
+  return origin + ": " + message;
+}
+
+}  // namespace
+
 int run(CLI::App& app, int argc, char** argv, const std::function<void()>& body) {
+  require_decimal_checks(app);  // a programming error, not the user's: it ends the program at once
   try {
-    nmt::set_log_level(nmt::LogLevel::info);
+    nmt::set_log_level(nmt::LogLevel::info);  // also installs the stderr logger
+    for (const std::string& file : config_arguments(argc, argv)) check_config_file(file);
     app.parse(argc, argv);
+  } catch (const nmt::ConfigError& e) {  // check_config_file
+    spdlog::error("{}", e.what());
+    return 2;
   } catch (const CLI::ConfigError& e) {
     spdlog::error("{} (see --help for the options)", usage_error_message(e.what()));
     return 2;
@@ -46,6 +96,9 @@ int run(CLI::App& app, int argc, char** argv, const std::function<void()>& body)
   try {
     body();
     return 0;
+  } catch (const nmt::ConfigError& e) {
+    spdlog::error("{}", with_config_origin(e.what(), argc, argv));
+    return 1;
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     return 1;

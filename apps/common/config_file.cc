@@ -1,12 +1,14 @@
 #include "apps/common/config_file.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <iterator>
 #include <map>
 #include <sstream>
 #include <vector>
 
 #include "apps/common/toml_reader.h"
+#include "nmt/core/decimal_number.h"
 #include "nmt/core/error.h"
 
 namespace nmt::app {
@@ -23,6 +25,12 @@ std::vector<TomlEntry::Kind> accepted_kinds(const CLI::Option& option) {
   return {Kind::string};
 }
 
+// key -> (value as handed to CLI11, "FILE:LINE") of the last configuration file read.
+std::map<std::string, std::pair<std::string, std::string>>& origins() {
+  static std::map<std::string, std::pair<std::string, std::string>> table;
+  return table;
+}
+
 std::string config_file_name(const CLI::App* app) {
   if (app != nullptr) {
     const CLI::Option* config = app->get_config_ptr();
@@ -37,29 +45,63 @@ std::vector<CLI::ConfigItem> SectionedToml::from_config(std::istream& input) con
   const std::string source = config_file_name(app_);
   const std::string text{std::istreambuf_iterator<char>(input), std::istreambuf_iterator<char>()};
   std::vector<CLI::ConfigItem> items;
+  origins().clear();
   try {
     for (const TomlEntry& entry : parse_toml_config(text, source)) {
       const std::string where = source + ":" + std::to_string(entry.line);
       if (app_ != nullptr) {
         const CLI::Option* option = app_->get_option_no_throw("--" + entry.key);
         if (option == nullptr || !option->get_configurable()) {
-          throw ConfigError(where + ": unknown key '" + entry.key + "'");
+          throw ConfigError(where + ": unknown key " + quoted_excerpt(entry.key));
         }
         const auto kinds = accepted_kinds(*option);
         if (std::find(kinds.begin(), kinds.end(), entry.kind) == kinds.end()) {
-          const std::string shown = entry.kind == TomlEntry::Kind::string ? "\"" + entry.value + "\"" : entry.value;
+          const std::string shown = entry.value.size() > 60 ? quoted_excerpt(entry.value)
+                                    : entry.kind == TomlEntry::Kind::string ? "\"" + entry.value + "\""
+                                                                            : entry.value;
           throw ConfigError(where + ": " + entry.key + " must be " + to_string(kinds.back()) + ", got " + shown);
         }
       }
+      std::string value = entry.value;
+      if (entry.kind == TomlEntry::Kind::integer || entry.kind == TomlEntry::Kind::floating) {
+        // TOML's digit separators (checked by the reader: only between digits) are not ours.
+        value.erase(std::remove(value.begin(), value.end(), '_'), value.end());
+      }
+      origins()[entry.key] = {value, where};
       CLI::ConfigItem item;
       item.name = entry.key;
-      item.inputs = {entry.value};
+      item.inputs = {value};
       items.push_back(std::move(item));
     }
   } catch (const ConfigError& e) {
     throw CLI::ConfigError(e.what());
   }
   return items;
+}
+
+std::string config_value_origin(const std::string& key, const std::string& value) {
+  const auto it = origins().find(key);
+  return it != origins().end() && it->second.first == value ? it->second.second : std::string();
+}
+
+std::string config_key_origin(const std::string& key) {
+  const auto it = origins().find(key);
+  return it != origins().end() ? it->second.second : std::string();
+}
+
+void check_config_file(const std::string& path) {
+  std::error_code error;
+  const auto status = std::filesystem::status(path, error);
+  if (error || status.type() == std::filesystem::file_type::not_found) return;
+  const std::string name = "--config " + quoted_excerpt(path);
+  if (status.type() != std::filesystem::file_type::regular) {
+    throw ConfigError(name + ": not a regular file (a configuration is a TOML text file)");
+  }
+  const std::uintmax_t size = std::filesystem::file_size(path, error);
+  if (!error && size > kMaxConfigBytes) {
+    throw ConfigError(name + ": " + std::to_string(size) + " bytes, more than the " +
+                      std::to_string(kMaxConfigBytes) + " a configuration file may have");
+  }
 }
 
 void add_config_file_option(CLI::App& app) {

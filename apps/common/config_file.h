@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <string>
 
 namespace nmt::app {
@@ -21,6 +22,21 @@ class SectionedToml : public CLI::ConfigTOML {
  private:
   const CLI::App* app_;
 };
+
+/// "FILE:LINE" of the configuration file entry that set option `key` (dotted, no dashes) to
+/// `value`, or "" when the last file read has none (the value came from the command line).
+std::string config_value_origin(const std::string& key, const std::string& value);
+
+/// "FILE:LINE" of the configuration file entry that set option `key`, whatever its value, or "".
+std::string config_key_origin(const std::string& key);
+
+/// The largest configuration file read (1 MiB: ours are a few KiB).
+inline constexpr std::uintmax_t kMaxConfigBytes = std::uintmax_t{1} << 20;
+
+/// Throws nmt::ConfigError "--config PATH: ..." unless PATH is a regular file of at most
+/// kMaxConfigBytes (a FIFO would block the reader, /dev/zero would fill the memory). A missing
+/// file is left to CLI11, which names it.
+void check_config_file(const std::string& path);
 
 /// Adds --config FILE (TOML) to `app`: unknown keys, values of the wrong type, duplicate keys and
 /// anything that is not plain TOML are errors (exit status 2).

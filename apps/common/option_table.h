@@ -7,9 +7,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include <limits>
 #include <string>
 #include <type_traits>
 
+#include "apps/common/config_file.h"
+#include "nmt/core/decimal_number.h"
 #include "nmt/core/enum_names.h"
 #include "nmt/core/error.h"
 #include "nmt/core/option_doc.h"
@@ -45,6 +48,54 @@ CLI::Option* add_parsed_option(CLI::App& app, const std::string& names, const st
       ->check(library_check(parse));
 }
 
+/// The name of the check every numeric option carries (require_decimal_checks looks for it).
+inline const char* const kDecimalCheck = "DECIMAL";
+
+/// The check of a numeric option of type T (nmt/core/decimal_number.h): other bases, spaces and
+/// values beyond T are refused naming the option and the limits, and CLI11 gets the canonical
+/// decimal (it would read "010" as octal). A bad value from a config file names FILE:LINE.
+template <class T>
+CLI::Validator decimal_check(const std::string& key, const std::string& shown_name) {
+  static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>);
+  CLI::Validator check(
+      [key, shown_name](std::string& text) -> std::string {
+        const std::string typed = text;
+        try {
+          if constexpr (std::is_floating_point_v<T>) {
+            parse_decimal_float(text, shown_name);
+          } else if constexpr (std::is_unsigned_v<T>) {
+            text = std::to_string(parse_decimal_unsigned(text, shown_name, std::numeric_limits<T>::max()));
+          } else {
+            text = std::to_string(parse_decimal_integer(text, shown_name, std::numeric_limits<T>::min(),
+                                                        std::numeric_limits<T>::max()));
+          }
+          return std::string();
+        } catch (const ConfigError& e) {
+          // Thrown past CLI11 (which would name the option a second time); run() prints it.
+          const std::string origin = config_value_origin(key, typed);
+          std::string message = e.what();
+          if (!origin.empty()) message = origin + ": " + key + message.substr(shown_name.size());  // FILE:LINE: train.lr ...
+          throw CLI::ConfigError(message);
+        }
+      },
+      "", kDecimalCheck);
+  return check;
+}
+
+/// A numeric option (integer or floating point) bound to `field`, with its decimal check.
+template <class T>
+CLI::Option* add_number_option(CLI::App& app, const std::string& names, T& field, const std::string& help) {
+  CLI::Option* option = app.add_option(names, field, help)->capture_default_str();
+  const auto& long_names = option->get_lnames();
+  const std::string key = long_names.empty() ? option->get_name() : long_names.front();  // as in a config file
+  return option->transform(decimal_check<T>(key, long_names.empty() ? key : "--" + key));
+}
+
+/// Throws std::logic_error naming the first integer or float option of `app` (or its
+/// subcommands) registered without add_number_option: every program calls it before parsing, so
+/// a numeric option that would read CLI11's C bases fails every test of its program.
+void require_decimal_checks(const CLI::App& app);
+
 /// The names of an enum for --help: "{a,b,c}".
 template <class Enum>
 std::string enum_type_name() {
@@ -71,6 +122,8 @@ CLI::Option* add_table_option(CLI::App& app, const OptionDoc& doc, T& field) {
     // The message names the option once: CLI11 puts --KEY before it.
     return add_parsed_option(app, flag, doc.help, "FORMATS", field.text(),
                              [&field](const std::string& text) { field = plot::ImageFormatChoice::parse(text, ""); });
+  } else if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+    return add_number_option(app, flag, field, doc.help);
   } else {
     return app.add_option(flag, field, doc.help)->capture_default_str();
   }

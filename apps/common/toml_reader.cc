@@ -1,14 +1,25 @@
 #include "apps/common/toml_reader.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <map>
 
+#include "nmt/core/decimal_number.h"
 #include "nmt/core/error.h"
 #include "nmt/data/utf8.h"
 
 namespace nmt::app {
 namespace {
+
+// A name as written when it is short and printable, else its quoted excerpt (one short line).
+std::string short_text(const std::string& text) {
+  const bool plain = text.size() <= 60 && std::none_of(text.begin(), text.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+  return plain ? text : quoted_excerpt(text);
+}
+
 
 bool is_bare_key_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; }
 
@@ -33,7 +44,7 @@ class LineCursor {
   // After a value or a header: only spaces and a comment may follow.
   void expect_line_end() {
     skip_space();
-    if (!at_end() && peek() != '#') fail("unexpected '" + std::string(line_.substr(pos_)) + "' after the value");
+    if (!at_end() && peek() != '#') fail("unexpected " + quoted_excerpt(line_.substr(pos_)) + " after the value");
   }
 
   // key = bare | "basic" | 'literal', joined by dots.
@@ -72,6 +83,7 @@ class LineCursor {
     if (out == "true" || out == "false") return TomlEntry::Kind::boolean;
     if (is_integer(out)) return TomlEntry::Kind::integer;
     if (is_float(out)) return TomlEntry::Kind::floating;
+    if (out.size() > 60) fail(quoted_excerpt(out) + " is not a TOML value (a string needs quotes)");
     fail("'" + out + "' is not a TOML value (strings need quotes: \"" + out + "\")");
   }
 
@@ -114,7 +126,12 @@ class LineCursor {
     while (true) {
       if (at_end()) fail(std::string("the string has no closing ") + quote);
       const char c = line_[pos_++];
-      if (c == quote) return out;
+      if (c == quote) {
+        // A NUL would silently end a path at it (the library refuses other control characters
+        // in paths and names, naming the option).
+        if (out.find('\0') != std::string::npos) fail("U+0000 (NUL) in a string: paths and names cannot hold one");
+        return out;
+      }
       if (c != '\\' || quote == '\'') {
         out += c;
         continue;
@@ -194,9 +211,9 @@ std::vector<TomlEntry> parse_toml_config(std::string_view text, const std::strin
     if (cursor.consume('[')) {
       section = cursor.key();
       if (!cursor.consume(']')) cursor.fail("the section name has no closing ]");
-      if (section.find('.') != std::string::npos) cursor.fail("nested sections like [" + section + "] are not options");
+      if (section.find('.') != std::string::npos) cursor.fail("nested sections like [" + short_text(section) + "] are not options");
       if (seen.count("[" + section + "]")) {
-        cursor.fail("section [" + section + "] appears twice (first on line " + std::to_string(seen["[" + section + "]"]) + ")");
+        cursor.fail("section [" + short_text(section) + "] appears twice (first on line " + std::to_string(seen["[" + section + "]"]) + ")");
       }
       seen["[" + section + "]"] = line_number;
       cursor.expect_line_end();
@@ -206,12 +223,12 @@ std::vector<TomlEntry> parse_toml_config(std::string_view text, const std::strin
     entry.line = line_number;
     entry.key = cursor.key();
     if (!section.empty()) entry.key = section + "." + entry.key;
-    if (!cursor.consume('=')) cursor.fail("expected '=' after the key '" + entry.key + "'");
+    if (!cursor.consume('=')) cursor.fail("expected '=' after the key " + quoted_excerpt(entry.key));
     entry.kind = cursor.value(entry.value);
     cursor.expect_line_end();
     const auto [it, inserted] = seen.emplace(entry.key, line_number);
     if (!inserted) {
-      cursor.fail("key '" + entry.key + "' is set twice (first on line " + std::to_string(it->second) + ")");
+      cursor.fail("key " + quoted_excerpt(entry.key) + " is set twice (first on line " + std::to_string(it->second) + ")");
     }
     entries.push_back(std::move(entry));
   }

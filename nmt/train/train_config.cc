@@ -4,6 +4,7 @@
 #include <set>
 #include <type_traits>
 
+#include "nmt/core/decimal_number.h"
 #include "nmt/core/error.h"
 #include "nmt/core/sha256.h"
 #include "nmt/core/thread_count.h"
@@ -47,6 +48,19 @@ const EnumNames<ValidationMetric>& enum_names(ValidationMetric) {
 }
 
 void TrainConfig::validate() const {
+  // Paths and names hold no control characters: a NUL would end a path early, a newline split the
+  // log, and config.toml must read back (apps/common/toml_reader.cc refuses NUL).
+  for_each_option(*this, [](const OptionDoc& doc, const auto& field) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(field)>, std::string>) {
+      for (const char c : field) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7f) {
+          throw ConfigError(std::string(doc.key) + ": control character " + std::to_string(u) + " in " +
+                            quoted_excerpt(field) + ": paths and names cannot hold one");
+        }
+      }
+    }
+  });
   require_option(!run_dir.empty(), "run-dir", "set", "''");
   check_thread_count(threads, "threads");
   if (blas_threads != 0) check_thread_count(blas_threads, "blas-threads");

@@ -158,7 +158,7 @@ config_error "bad\.toml:1: 'cpu' is not a TOML value \(strings need quotes" 'dev
 config_error 'bad\.toml: not a text file' '\x7fELF\x02\x01\x01\x00\x00\x00\xff\xfe'
 config_error 'bad\.toml:2: model\.share-embeddings must be true or false, got 1' '[model]\nshare-embeddings = 1\n'
 config_error 'bad\.toml:1: .*multi-line strings' 'run-dir = """x"""\n'
-expect_error 2 "Could not convert: --optim\.lr = fast" -- "$train" --config "$work/toy.toml" --optim.lr fast
+expect_error 2 "--optim\.lr: 'fast' is not a decimal number" -- "$train" --config "$work/toy.toml" --optim.lr fast
 # A byte-order mark (some editors write one) is not part of the first key.
 { printf '\xef\xbb\xbf'; cat "$work/toy.toml"; } >"$work/bom.toml"
 expect_error 1 "train.max-steps, train.max-epochs" -- "$train" --config "$work/bom.toml" --run-dir "$work/b" \
@@ -179,5 +179,62 @@ expect 1 "cannot build the model \(.*encoder-hidden-size 200000.*\): .*allocate"
   "$train" --config "$work/toy.toml" --run-dir "$work/huge" --model.encoder-hidden-size 200000
 expect 1 "vocabulary of 20 pieces is too small .* at least [0-9]+" -- \
   "$train" --config "$work/toy.toml" --run-dir "$work/v" --data.vocab-size 20 --data.source-spm "$work/tiny-spm.model"
+
+# Numbers (issue 29): decimal only, on the command line and in files; out of range named with the
+# limit; a config value's error names FILE:LINE; nothing quoted at length.
+printf 'la casa\n' >"$work/one.es"
+expect 0 "" -- "$translate" -m "$model" -i "$work/one.es" -o "$work/b010.en" -b 010 --n-best 010 --progress never
+expect 0 "" -- "$translate" -m "$model" -i "$work/one.es" -o "$work/b10.en" -b 10 --n-best 10 --progress never
+cmp -s "$work/b010.en" "$work/b10.en" && pass || fail "-b 010 is not ten"
+expect_error 2 "--beam-size: '0x10' is not a decimal integer" -- "$translate" -m "$model" -b 0x10
+expect_error 2 "--beam-size: ' 5' is not a decimal integer" -- "$translate" -m "$model" -b " 5"
+expect_error 2 "--beam-size must be in \[-9223372036854775808, 9223372036854775807\], got 99999999999999999999" -- \
+  "$translate" -m "$model" -b 99999999999999999999
+expect_error 2 "--threads must be in \[-2147483648, 2147483647\], got 4294967297" -- \
+  "$translate" -m "$model" --threads 4294967297
+expect_error 2 "--chunk-lines must be in \[0, 18446744073709551615\], got -1" -- \
+  "$translate" -m "$model" --chunk-lines -1
+expect_error 2 "--length-alpha: 'nan' is not a decimal number" -- "$translate" -m "$model" --length-alpha nan
+expect_error 2 "--length-alpha: '1e999' is beyond the range of a double" -- "$translate" -m "$model" --length-alpha 1e999
+expect_error 2 "--train.max-steps: '1_000' is not a decimal integer" -- "$train" --config "$work/toy.toml" --train.max-steps 1_000
+expect_error 2 "--vocab-size: '0x100' is not a decimal integer" -- "$tokenizer" train -i "$data/toy.es" -m "$work/x.model" --vocab-size 0x100
+printf '[train]\nmax-steps = 18446744073709551616\n' >"$work/big-int.toml"
+expect_error 2 "big-int\.toml:2: train\.max-steps must be in \[-9223372036854775808, 9223372036854775807\], got 18446744073709551616" -- \
+  "$train" --config "$work/big-int.toml"
+printf '[train]\nmax-steps = 1_0\nmax-tokens = 0x10\n' >"$work/hex.toml"
+expect_error 2 "hex\.toml:3: '0x10' is not a TOML value" -- "$train" --config "$work/hex.toml"
+printf '[optim]\nlr = 1e999\n' >"$work/inf.toml"
+expect_error 2 "inf\.toml:2: optim\.lr: '1e999' is beyond the range of a double" -- "$train" --config "$work/inf.toml"
+{ cat "$work/toy.toml"; printf '\n[schedule]\n'; } >"$work/file-line.toml"
+sed -i 's/^max-steps = 20$/max-steps = 20\nlabel-smoothing = 1.5/' "$work/file-line.toml"
+line=$(grep -n 'label-smoothing = 1.5' "$work/file-line.toml" | cut -d: -f1)
+expect_error 1 "file-line\.toml:$line: train\.label-smoothing must be in \[0, 1\), got 1.5" -- \
+  "$train" --config "$work/file-line.toml" --run-dir "$work/fl"
+expect_error 1 "\[error\] train\.label-smoothing must be in" -- \
+  "$train" --config "$work/file-line.toml" --run-dir "$work/fl" --train.label-smoothing 1.5
+# Strings: a control character cannot hide in a path; long keys and values are cut when quoted.
+printf '[data]\ntrain-source = "a\\u0000b"\n' >"$work/nul-path.toml"
+expect_error 2 "nul-path\.toml:2: U\+0000 \(NUL\) in a string" -- "$train" --config "$work/nul-path.toml"
+printf '[data]\ntrain-source = "a\\tb"\n' >"$work/tab-path.toml"
+expect_error 1 "tab-path\.toml:2: data\.train-source: control character 9 in 'a.x09b'" -- "$train" --config "$work/tab-path.toml"
+expect_error 1 "\[error\] run-dir: control character 10 in" -- "$train" --config "$work/toy.toml" --run-dir "$(printf 'r\nx')"
+/usr/bin/env python3 -c "print('[train]\nmax-steps = \"' + 'a' * 1000000 + '\"')" >"$work/long-value.toml"
+expect_error 2 "long-value\.toml:2: train\.max-steps must be an integer, got 'a{60}\.\.\.' \(1000000 bytes\)" -- \
+  "$train" --config "$work/long-value.toml"
+[[ $(wc -c <"$work/err") -lt 400 ]] && pass || fail "a long value was echoed: $(wc -c <"$work/err") bytes"
+/usr/bin/env python3 -c "print('[train]\n' + 'k' * 100000 + ' = 1')" >"$work/long-key.toml"
+expect_error 2 "long-key\.toml:2: unknown key 'train\.k{54}\.\.\.' \(100006 bytes\)" -- "$train" --config "$work/long-key.toml"
+# --config: only regular files, at most 1 MiB (a FIFO hung the reader; /dev/zero filled memory).
+mkfifo "$work/config.fifo"
+expect_error 2 "--config '.*config\.fifo': not a regular file" -- timeout 10 "$train" --config "$work/config.fifo"
+expect_error 2 "--config '/dev/zero': not a regular file" -- timeout 10 "$train" --config=/dev/zero
+head -c 1048577 /dev/zero | tr '\0' '#' >"$work/huge.toml"
+expect_error 2 "--config '.*huge\.toml': 1048577 bytes, more than the 1048576" -- "$train" --config "$work/huge.toml"
+# The effective configuration a run saves is read back by the same strict reader.
+expect 0 "" -- "$train" --config "$work/toy.toml" --run-dir "$work/canon" --optim.lr .5e-2 --train.max-steps 002 \
+  --train.label-smoothing 1e-1 --train.max-tokens +400
+grep -qx 'lr = 0.005' "$work/canon/config.toml" && grep -qx 'max-steps = 2' "$work/canon/config.toml" && pass ||
+  fail "config.toml is not canonical: $(grep -E '^(lr|max-steps) ' "$work/canon/config.toml")"
+expect 0 "" -- "$train" --config "$work/canon/config.toml" --run-dir "$work/canon2"
 
 finish
