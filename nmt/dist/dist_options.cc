@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "nmt/core/decimal_number.h"
 #include "nmt/core/error.h"
 
 namespace nmt {
@@ -35,7 +36,7 @@ int parse_int(const char* text, const char* variable, long low, long high) {
   char* end = nullptr;
   const long value = std::strtol(text, &end, 10);
   if (errno != 0 || end == text || *end != '\0' || value < low || value > high) {
-    throw ConfigError(std::string("environment variable ") + variable + "='" + text + "' must be a whole number in [" +
+    throw ConfigError(std::string("environment variable ") + variable + "=" + quoted_excerpt(text) + " must be a whole number in [" +
                       std::to_string(low) + ", " + std::to_string(high) + "]");
   }
   return static_cast<int>(value);
@@ -87,7 +88,17 @@ LaunchPlan plan_launch(const DistOptions& options, const Environment& environmen
   RankInfo& r = plan.rank;
   const int asked_world = options.nnodes * options.nproc_per_node;
 
-  // The rendezvous point: options first, then MASTER_ADDR / MASTER_PORT, then this machine.
+  // The rendezvous point: options first, then MASTER_ADDR / MASTER_PORT, then this machine. A
+  // variable that is set but blank is a mistake in a launch script: said at once, not after the
+  // whole rendezvous timeout.
+  for (const char* variable : {"MASTER_ADDR", "MASTER_PORT"}) {
+    const bool used = variable[7] == 'A' ? options.master_addr.empty() : options.master_port == 0;
+    const char* value = environment(variable);
+    if (used && value != nullptr && std::string(value).find_first_not_of(" \t\r\n") == std::string::npos) {
+      throw ConfigError(std::string("environment variable ") + variable +
+                        " is set but blank: give rank 0's " + (variable[7] == 'A' ? "host" : "port") + " or unset it");
+    }
+  }
   if (!options.master_addr.empty()) {
     r.master_addr = options.master_addr;
   } else if (const char* addr = environment("MASTER_ADDR"); addr != nullptr && *addr != '\0') {

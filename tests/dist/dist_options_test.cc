@@ -151,5 +151,21 @@ TEST(DistOptions, ValidationNamesTheOption) {
   EXPECT_EQ(parse_enum<DistBackend>("nccl"), DistBackend::nccl);
 }
 
+// A blank MASTER_ADDR used to wait out the whole rendezvous timeout before saying anything.
+TEST(PlanLaunch, BlankRendezvousVariablesAreRefusedAtOnce) {
+  EXPECT_THROW_WITH(plan_launch(DistOptions{}, fake({{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", " "}})),
+                    ConfigError, "environment variable MASTER_ADDR is set but blank: give rank 0's host or unset it");
+  EXPECT_THROW_WITH(plan_launch(DistOptions{}, fake({{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"MASTER_PORT", ""}})),
+                    ConfigError, "environment variable MASTER_PORT is set but blank: give rank 0's port or unset it");
+  DistOptions given;  // the options win, so the blank variables are never read
+  given.master_addr = "node1";
+  given.master_port = 4000;
+  const LaunchPlan plan =
+      plan_launch(given, fake({{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", ""}, {"MASTER_PORT", ""}}));
+  EXPECT_EQ(plan.rank.master_addr, "node1");
+  EXPECT_THROW_WITH(plan_launch(DistOptions{}, fake({{"RANK", "1"}, {"WORLD_SIZE", std::string(5000, '9')}})),
+                    ConfigError, "WORLD_SIZE='9999", "(5000 bytes) must be a whole number");
+}
+
 }  // namespace
 }  // namespace nmt
