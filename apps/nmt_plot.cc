@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
   attention->add_option("input", heatmaps.input, "Attention JSON lines (nmt-translate --attention-output)")->required();
   attention->add_option("--output-dir,-o", heatmaps.output_dir, "Folder for attention-NNNN.svg/.png (made if missing)")
       ->required();
-  attention->add_option("--sentences,-s", sentences, "Lines to draw (from 1, as the input), e.g. 1,5,10-12 (default: all)");
+  auto* sentences_option = attention->add_option("--sentences,-s", sentences, "Lines to draw (from 1, as the input), e.g. 1,5,10-12 (default: all)");
   attention->add_flag("--words", heatmaps.merge_words,
                       "Merge subword pieces into words (sum over a word's source pieces, average over its target "
                       "pieces)");
@@ -36,7 +36,8 @@ int main(int argc, char** argv) {
   return nmt::app::run(app, argc, argv, [&] {
     if (attention->parsed()) {
       heatmaps.formats = nmt::plot::parse_image_formats(formats, "format");
-      if (!sentences.empty()) heatmaps.lines = nmt::plot::parse_line_selection(sentences, "sentences");
+      // Given, even empty ("-s ''"), it is a selection: an empty one is refused, never "all".
+      if (sentences_option->count() > 0) heatmaps.lines = nmt::plot::parse_line_selection(sentences, "sentences");
       nmt::plot::write_attention_heatmaps(heatmaps);
     }
     if (metrics->parsed()) nmt::plot::write_training_curves(curves);

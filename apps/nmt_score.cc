@@ -4,6 +4,7 @@
 
 #include "apps/common/app_main.h"
 #include "apps/common/option_table.h"
+#include "nmt/core/text_list.h"
 #include "nmt/core/error.h"
 #include "nmt/core/text_output.h"
 #include "nmt/eval/length_buckets.h"
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
     if (!by_length && (hypotheses.size() > 1 || !labels.empty() || !plot.empty())) {
       throw nmt::ConfigError("several --input files, --label and --plot go with --by-length");
     }
+    nmt::require_distinct(labels, "--label");  // a label names one system's column
     if (!labels.empty() && labels.size() != hypotheses.size()) {
       throw nmt::ConfigError("--label: " + std::to_string(labels.size()) + " labels for " +
                              std::to_string(hypotheses.size()) + " --input files");

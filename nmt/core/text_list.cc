@@ -1,5 +1,10 @@
 #include "nmt/core/text_list.h"
 
+#include <set>
+
+#include "nmt/core/decimal_number.h"
+#include "nmt/core/error.h"
+
 namespace nmt {
 
 std::vector<std::string> split_list(const std::string& list, char separator) {
@@ -10,6 +15,13 @@ std::vector<std::string> split_list(const std::string& list, char separator) {
   }
   pieces.push_back(list.substr(begin));
   return pieces;
+}
+
+void require_distinct(const std::vector<std::string>& items, const std::string& option) {
+  std::set<std::string> seen;
+  for (const std::string& item : items) {
+    if (!seen.insert(item).second) throw ConfigError(option + ": " + quoted_excerpt(item) + " is given twice");
+  }
 }
 
 }  // namespace nmt

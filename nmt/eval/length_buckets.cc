@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "nmt/core/decimal_number.h"
 #include "nmt/core/error.h"
 #include "nmt/core/text_list.h"
 #include "nmt/eval/metric_helpers.h"
@@ -28,7 +29,7 @@ std::vector<std::int64_t> parse_length_edges(const std::string& list) {
       used = 0;
     }
     if (used == 0 || used != item.size() || value < 1 || (!edges.empty() && value <= edges.back())) {
-      throw ConfigError("length-edges must be increasing positive word counts separated by commas, got '" + list + "'");
+      throw ConfigError("length-edges must be increasing positive word counts separated by commas, got " + quoted_excerpt(list));
     }
     edges.push_back(value);
   }

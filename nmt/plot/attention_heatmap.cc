@@ -185,7 +185,22 @@ std::unique_ptr<Figure> draw_attention_heatmap(const AttentionMatrix& m, const H
     throw DataError("line " + std::to_string(m.line) + ": the weights are not " + std::to_string(m.target.size()) +
                     " target x " + std::to_string(m.source.size()) + " source tokens");
   }
+  // Beyond these cairo's coordinates (24.8 fixed point) overflow and it draws nothing without an
+  // error: a 700,000-piece sentence once gave a blank SVG and exit status 0.
+  const std::size_t longest = std::max(m.source.size(), m.target.size());
+  if (longest > kMaxHeatmapTokens) {
+    throw DataError("line " + std::to_string(m.line) + ": " + std::to_string(m.source.size()) + " source x " +
+                    std::to_string(m.target.size()) + " target tokens; a heat-map shows at most " +
+                    std::to_string(kMaxHeatmapTokens) + " a side (choose shorter sentences with --sentences)");
+  }
   const HeatmapLayout layout = measure(m, options);
+  if (!(layout.width <= kMaxHeatmapPoints && layout.height <= kMaxHeatmapPoints)) {
+    throw DataError("line " + std::to_string(m.line) + ": the picture would be " +
+                    std::to_string(static_cast<long long>(layout.width)) + " x " +
+                    std::to_string(static_cast<long long>(layout.height)) + " points, more than the " +
+                    std::to_string(static_cast<long long>(kMaxHeatmapPoints)) +
+                    " a side a picture may have (very long tokens or --title?)");
+  }
   auto figure = std::make_unique<Figure>(layout.width, layout.height);
   cairo_t* cr = figure->context();
   set_colour(cr, kInk);

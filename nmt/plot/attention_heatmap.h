@@ -13,6 +13,12 @@
 
 namespace nmt::plot {
 
+/// The largest heat-map drawn: tokens on a side (after --words merging), and points on a side.
+/// Larger ones are refused naming the line: cairo draws nothing, silently, far beyond them.
+inline constexpr std::size_t kMaxHeatmapTokens = 1000;
+inline constexpr double kMaxHeatmapPoints = 30000;
+
+
 struct HeatmapOptions {
   double cell_size = 14;     // points per cell (a long sentence makes a larger picture, never smaller text)
   double font_size = 9;      // labels; the title is 2 points larger

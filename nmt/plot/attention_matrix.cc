@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "nmt/core/decimal_number.h"
 #include "nmt/core/error.h"
 #include "nmt/core/text_list.h"
 #include "nmt/data/subword_words.h"
@@ -77,9 +78,10 @@ std::vector<std::int64_t> parse_line_selection(const std::string& list, const st
   constexpr long long kMaxLine = 1000000000;   // more lines than any attention file holds
   constexpr std::size_t kMaxSelected = 1000000;
   std::vector<std::int64_t> out;
+  if (list.empty()) throw ConfigError(option + ": no line given (e.g. 1,3,7-9; leave the option out for all)");
   for (const std::string& item : split_list(list)) {
     const auto bad = [&] {
-      return ConfigError(option + ": '" + item + "' is not a line number or range (e.g. 1,3,7-9)");
+      return ConfigError(option + ": " + quoted_excerpt(item) + " is not a line number or range (e.g. 1,3,7-9)");
     };
     const std::size_t dash = item.find('-');
     long long low = 0, high = 0;

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "nmt/core/error.h"
+#include "nmt/core/text_list.h"
 #include "nmt/core/log.h"
 #include "nmt/data/metrics_events.h"
 #include "nmt/plot/line_chart.h"
@@ -90,6 +91,7 @@ std::unique_ptr<Figure> draw_training_curves(const std::vector<RunMetrics>& runs
 
 std::vector<std::string> write_training_curves(const TrainingCurvesJob& job) {
   if (job.run_dirs.empty()) throw ConfigError("metrics: name at least one run directory");
+  require_distinct(job.labels, "label");  // a label names one run in the legend
   if (!job.labels.empty() && job.labels.size() != job.run_dirs.size()) {
     throw ConfigError("label: " + std::to_string(job.labels.size()) + " labels for " +
                       std::to_string(job.run_dirs.size()) + " run directories");

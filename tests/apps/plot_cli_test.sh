@@ -79,7 +79,23 @@ expect_error 1 "sentences: 'x' is not a line number" -- "$plot" attention "$work
 expect_error 1 "unknown image format 'gif'" -- "$plot" attention "$work/att.json" -o "$work/bad6" --format gif
 : >"$work/file"
 expect_error 1 "cannot make the output folder" -- "$plot" attention "$work/att.json" -o "$work/file"
-for dir in bad1 bad2 bad3 bad4 bad5 bad6; do
+# Issue 29: an empty selection is refused (it drew every sentence); a heat-map too large for cairo
+# is refused naming the line (a 700,000-piece line gave a blank SVG and exit status 0).
+expect_error 1 "sentences: no line given" -- "$plot" attention "$work/att.json" -o "$work/bad7" -s ''
+/usr/bin/env python3 -c "
+import json
+n = 700000
+print(json.dumps({'index': 0, 'source': ['a'] * n, 'target': ['x'], 'attention': [[1.0 / n] * n]}))
+" >"$work/wide.json"
+expect_error 1 "wide.json|line 1: 700000 source x 1 target tokens; a heat-map shows at most 1000 a side" -- \
+  "$plot" attention "$work/wide.json" -o "$work/bad8"
+/usr/bin/env python3 -c "
+import json
+print(json.dumps({'index': 0, 'source': ['a' * 20000, 'b'], 'target': ['x'], 'attention': [[0.5, 0.5]]}))
+" >"$work/long-token.json"
+expect_error 1 "line 1: the picture would be [0-9]+ x [0-9]+ points, more than the 30000" -- \
+  "$plot" attention "$work/long-token.json" -o "$work/bad9"
+for dir in bad1 bad2 bad3 bad4 bad5 bad6 bad7 bad8 bad9; do
   [[ ! -e $work/$dir ]] && pass || fail "a failed run left $dir"
 done
 if [[ $EUID -ne 0 ]]; then  # root writes anywhere
@@ -114,6 +130,10 @@ expect 0 "" -- "$score" "$work/ref.txt" -i "$work/h1.txt" -i "$work/h2.txt" --la
   --length-edges 5 --plot "$work/length.png"
 grep -q "BLEU one" "$work/out" && grep -q "BLEU two" "$work/out" && pass || fail "no column per system: $(cat "$work/out")"
 [[ $(head -c 4 "$work/length.png" | od -An -tx1 | tr -d ' \n') == 89504e47 ]] && pass || fail "length.png is no PNG"
+expect_error 1 "label: 'a' is given twice" -- "$plot" metrics "$work/run" "$work/run" --label a --label a -o "$work/dup.png"
+[[ ! -e $work/dup.png ]] && pass || fail "duplicate labels drew a picture"
+expect_error 1 "--label: 'one' is given twice" -- "$score" "$work/ref.txt" -i "$work/h1.txt" -i "$work/h2.txt" \
+  --label one --label one --by-length
 expect_error 1 "1 labels for 2" -- "$score" "$work/ref.txt" -i "$work/h1.txt" -i "$work/h2.txt" --label one --by-length
 expect_error 1 "go with --by-length" -- "$score" "$work/ref.txt" -i "$work/h1.txt" -i "$work/h2.txt"
 expect_error 1 "an image file must end" -- "$score" "$work/ref.txt" -i "$work/h1.txt" --by-length --plot "$work/l.bmp"
