@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
 # One-time (and idempotent) set-up on Debian 12 (bookworm) or 13 (trixie): install the packages the
-# toolkit builds and runs with, fetch the SentencePiece source, and build everything in Release.
+# toolkit builds and runs with, fetch the SentencePiece source, and build in Release: everything,
+# or with --programs only the library and the programs (what scripts/quickstart.sh needs).
 # Re-running it on a ready machine only checks and takes seconds. Other systems: see the README
 # ("Other systems"); this script installs nothing there and says so.
 #
-# Usage: scripts/setup.sh [--build-dir DIR] [--test-packages]     (default: build)
+# Usage: scripts/setup.sh [--build-dir DIR] [--test-packages] [--programs]     (default: build)
+#   --programs       build only the library and the programs in DIR/apps (not the tests, benchmarks
+#                    and fuzz replays; scripts/test.sh builds those)
 #   --test-packages  also Debian's python3-torch and python3-sentencepiece, which the tests use to
 #                    load checkpoints from Python (scripts/test.sh asks for them; the programs do not
 #                    need them)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=$root/build
-test_packages=0
+test_packages=0 targets=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --build-dir) build_dir=$(realpath -m "$2"); shift 2 ;;
     --test-packages) test_packages=1; shift ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    --programs) targets=(--target nmt-tokenizer nmt-corpus-stats nmt-train nmt-translate nmt-score nmt-plot
+                         nmt-checkpoint); shift ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -90,5 +95,5 @@ fi
 if [[ ! -f $build_dir/build.ninja ]]; then
   cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
-cmake --build "$build_dir" -j "$(nproc)"
+cmake --build "$build_dir" -j "$(nproc)" "${targets[@]}"
 echo "setup: ready (programs in $build_dir/apps)"
