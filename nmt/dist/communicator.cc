@@ -290,6 +290,27 @@ std::unique_ptr<Communicator> Communicator::connect(const RankInfo& place, DistB
   // one store by mistake: they wait for keys that never come and fail within the timeout.
   const char* run_id = std::getenv("TORCHELASTIC_RUN_ID");
   impl.key_prefix = "nmt/" + std::string(run_id != nullptr ? run_id : "");
+  // Every rank must count the same ranks before Gloo connects them: a WORLD_SIZE that differs
+  // between ranks otherwise ends in Gloo's own message, or a wait for a rank that never comes.
+  const std::string size_key = impl.key_prefix + "/world_size";
+  if (place.rank == 0) {
+    const std::string size = std::to_string(place.world_size);
+    impl.store->set(size_key, std::vector<std::uint8_t>(size.begin(), size.end()));
+  } else {
+    std::vector<std::uint8_t> value;
+    try {
+      value = impl.store->get(size_key);
+    } catch (const std::exception& e) {
+      throw DistError("rank " + std::to_string(place.rank) + " got no group size from rank 0 at " +
+                      place.master_addr + ":" + std::to_string(place.master_port) + ": " + reason_of(e));
+    }
+    const std::string rank0_size(value.begin(), value.end());
+    if (rank0_size != std::to_string(place.world_size)) {
+      throw DistError("rank " + std::to_string(place.rank) + " counts " + std::to_string(place.world_size) +
+                      " ranks (WORLD_SIZE or dist.nnodes x dist.nproc-per-node), rank 0 counts " + rank0_size +
+                      ": start every rank with the same group size");
+    }
+  }
   comm->join_process_group(backend);
   try {
     impl.heartbeat = std::make_unique<Heartbeat>(store_client(place, Milliseconds(3000)),

@@ -417,6 +417,20 @@ TEST_F(DistTrain, AGroupThatCannotFormIsOneLineError) {
   // A backend this LibTorch lacks, or that needs a GPU.
   log = run_to_end("nccl", {"--train.max-steps", "5", "--dist.nproc-per-node", "2", "--dist.backend", "nccl"}, 1);
   EXPECT_NE(log.find("dist.backend nccl"), std::string::npos) << log;
+  // Ranks that disagree on the group's size (WORLD_SIZE 2 for rank 0, 3 for rank 1): rank 1 says so
+  // in one line instead of Gloo's message.
+  const int port = find_free_port();
+  auto three = rank_variables(1, port);
+  three["WORLD_SIZE"] = "3";
+  const auto quick = std::vector<std::string>{"--train.max-steps", "5", "--dist.timeout", "5"};
+  TrainProcess size0(options("size", quick), rank_variables(0, port), path("size.0.log"));
+  TrainProcess size1(options("size", quick), three, path("size.1.log"));
+  EXPECT_EQ(size1.wait(60), 1) << size1.log();
+  EXPECT_NE(size1.log().find("rank 1 counts 3 ranks (WORLD_SIZE or dist.nnodes x dist.nproc-per-node), rank 0 "
+                             "counts 2: start every rank with the same group size"),
+            std::string::npos)
+      << size1.log();
+  EXPECT_EQ(size0.wait(60), 1) << size0.log();
   // Launcher variables that contradict the options.
   log = run_to_end("contradiction", {"--train.max-steps", "5", "--dist.nproc-per-node", "3"}, 1, rank_variables(0, 1));
   EXPECT_NE(log.find("dist.nnodes x dist.nproc-per-node = 3 ranks, but WORLD_SIZE=2"), std::string::npos) << log;
