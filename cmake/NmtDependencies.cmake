@@ -50,6 +50,21 @@ foreach(_nmt_dep spdlog::spdlog fmt::fmt nmt_protobuf)
     endif()
   endif()
 endforeach()
+# That cannot work for headers in a default directory (/usr/include): the compiler searches those
+# after every -isystem. Say so rather than fail later on fmt or protobuf errors.
+if(TORCH_INSTALL_PREFIX AND EXISTS "${TORCH_INSTALL_PREFIX}/include/fmt/format.h"
+   AND NOT "${TORCH_INSTALL_PREFIX}/include" IN_LIST CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES)
+  get_target_property(_nmt_spdlog_dirs spdlog::spdlog INTERFACE_INCLUDE_DIRECTORIES)
+  foreach(_nmt_dir ${_nmt_spdlog_dirs} ${Protobuf_INCLUDE_DIRS})
+    if(_nmt_dir IN_LIST CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES)
+      message(WARNING "This LibTorch (${TORCH_INSTALL_PREFIX}) bundles fmt and protobuf headers, which shadow "
+                      "the ones in ${_nmt_dir} that spdlog and SentencePiece were built with. If the build fails "
+                      "in spdlog or sentencepiece_model.pb.h, install those libraries under another prefix and "
+                      "add it to CMAKE_PREFIX_PATH (scripts/check-cuda.sh shows how).")
+      break()
+    endif()
+  endforeach()
+endif()
 target_link_libraries(nmt_torch INTERFACE ${TORCH_LIBRARIES})
 separate_arguments(_nmt_torch_flags UNIX_COMMAND "${TORCH_CXX_FLAGS}")
 target_compile_options(nmt_torch INTERFACE ${_nmt_torch_flags})

@@ -32,7 +32,8 @@ std::string usage_error_message(const std::string& cli11_message) {
 
 void require_decimal_checks(const CLI::App& app) {
   for (const CLI::Option* option : app.get_options()) {
-    const std::string type = option->get_type_name();
+    const std::string full_type = option->get_type_name();  // "INT", or "INT:POSITIVE" with a check's name
+    const std::string type = full_type.substr(0, full_type.find(':'));
     if (type != "INT" && type != "UINT" && type != "FLOAT") continue;
     try {
       const_cast<CLI::Option*>(option)->get_validator(kDecimalCheck);
@@ -58,21 +59,17 @@ std::vector<std::string> config_arguments(int argc, char** argv) {
 
 // A library ConfigError names its key first ("train.label-smoothing must be ..."): when a
 // configuration file set that key and the command line did not, say where.
-std::string with_config_origin(const std::string& message, int argc, char** argv) {
+std::string with_config_origin(const std::string& message) {
   const std::string key = message.substr(0, message.find_first_of(" :"));
   const std::string origin = config_key_origin(key);
-  if (origin.empty()) return message;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--" + key || arg.rfind("--" + key + "=", 0) == 0) return message;
-  }
-  return origin + ": " + message;
+  return origin.empty() ? message : origin + ": " + message;
 }
 
 }  // namespace
 
 int run(CLI::App& app, int argc, char** argv, const std::function<void()>& body) {
   require_decimal_checks(app);  // a programming error, not the user's: it ends the program at once
+  note_command_line(argc, argv);  // so that a value given there is never blamed on a config file
   try {
     nmt::set_log_level(nmt::LogLevel::info);  // also installs the stderr logger
     for (const std::string& file : config_arguments(argc, argv)) check_config_file(file);
@@ -97,7 +94,7 @@ int run(CLI::App& app, int argc, char** argv, const std::function<void()>& body)
     body();
     return 0;
   } catch (const nmt::ConfigError& e) {
-    spdlog::error("{}", with_config_origin(e.what(), argc, argv));
+    spdlog::error("{}", with_config_origin(e.what()));
     return 1;
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());

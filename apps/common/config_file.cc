@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iterator>
 #include <map>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -39,11 +40,24 @@ std::string config_file_name(const CLI::App* app) {
   return "configuration";
 }
 
+// The keys the command line gives ("--train.lr 3e-4" and "--train.lr=3e-4" both give train.lr).
+std::set<std::string>& command_line_keys() {
+  static std::set<std::string> keys;
+  return keys;
+}
+
 }  // namespace
 
 std::vector<CLI::ConfigItem> SectionedToml::from_config(std::istream& input) const {
   const std::string source = config_file_name(app_);
-  const std::string text{std::istreambuf_iterator<char>(input), std::istreambuf_iterator<char>()};
+  // At most kMaxConfigBytes + 1 characters are read (check_config_file looked at the size first;
+  // the file may have grown since).
+  std::string text;
+  for (std::istreambuf_iterator<char> it(input), end; it != end && text.size() <= kMaxConfigBytes; ++it) text += *it;
+  if (text.size() > kMaxConfigBytes) {
+    throw CLI::ConfigError(source + ": more than the " + std::to_string(kMaxConfigBytes) +
+                           " bytes a configuration file may have");
+  }
   std::vector<CLI::ConfigItem> items;
   origins().clear();
   try {
@@ -79,12 +93,22 @@ std::vector<CLI::ConfigItem> SectionedToml::from_config(std::istream& input) con
   return items;
 }
 
+void note_command_line(int argc, char** argv) {
+  command_line_keys().clear();
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--", 0) == 0) command_line_keys().insert(arg.substr(2, arg.find('=') - 2));
+  }
+}
+
 std::string config_value_origin(const std::string& key, const std::string& value) {
+  if (command_line_keys().count(key) > 0) return std::string();
   const auto it = origins().find(key);
   return it != origins().end() && it->second.first == value ? it->second.second : std::string();
 }
 
 std::string config_key_origin(const std::string& key) {
+  if (command_line_keys().count(key) > 0) return std::string();
   const auto it = origins().find(key);
   return it != origins().end() ? it->second.second : std::string();
 }

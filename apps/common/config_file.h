@@ -23,11 +23,16 @@ class SectionedToml : public CLI::ConfigTOML {
   const CLI::App* app_;
 };
 
+/// Remembers which options the command line gives: the config file's entry for such a key is
+/// never the origin of a value (the command line wins).
+void note_command_line(int argc, char** argv);
+
 /// "FILE:LINE" of the configuration file entry that set option `key` (dotted, no dashes) to
-/// `value`, or "" when the last file read has none (the value came from the command line).
+/// `value`, or "" when the last file read has none or the command line gives the key.
 std::string config_value_origin(const std::string& key, const std::string& value);
 
-/// "FILE:LINE" of the configuration file entry that set option `key`, whatever its value, or "".
+/// "FILE:LINE" of the configuration file entry that set option `key`, whatever its value, or ""
+/// (also when the command line gives the key).
 std::string config_key_origin(const std::string& key);
 
 /// The largest configuration file read (1 MiB: ours are a few KiB).

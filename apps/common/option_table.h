@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cmath>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -62,7 +63,11 @@ CLI::Validator decimal_check(const std::string& key, const std::string& shown_na
         const std::string typed = text;
         try {
           if constexpr (std::is_floating_point_v<T>) {
-            parse_decimal_float(text, shown_name);
+            const double value = parse_decimal_float(text, shown_name);
+            if (std::fabs(value) > static_cast<double>(std::numeric_limits<T>::max())) {
+              throw ConfigError(shown_name + ": '" + text + "' is beyond the range of this option's type (at most " +
+                                std::to_string(std::numeric_limits<T>::max()) + ")");
+            }
           } else if constexpr (std::is_unsigned_v<T>) {
             text = std::to_string(parse_decimal_unsigned(text, shown_name, std::numeric_limits<T>::max()));
           } else {

@@ -19,6 +19,7 @@
 #include <set>
 #include <thread>
 
+#include "nmt/core/decimal_number.h"
 #include "nmt/core/log.h"
 
 namespace nmt {
@@ -307,7 +308,8 @@ std::unique_ptr<Communicator> Communicator::connect(const RankInfo& place, DistB
     const std::string rank0_size(value.begin(), value.end());
     if (rank0_size != std::to_string(place.world_size)) {
       throw DistError("rank " + std::to_string(place.rank) + " counts " + std::to_string(place.world_size) +
-                      " ranks (WORLD_SIZE or dist.nnodes x dist.nproc-per-node), rank 0 counts " + rank0_size +
+                      " ranks (WORLD_SIZE or dist.nnodes x dist.nproc-per-node), rank 0 counts " +
+                      (rank0_size.size() <= 6 ? rank0_size : quoted_excerpt(rank0_size)) +
                       ": start every rank with the same group size");
     }
   }

@@ -32,10 +32,13 @@ constexpr VariableSet kLaunchers[] = {
 
 // A whole decimal number in [low, high], or ConfigError naming the variable.
 int parse_int(const char* text, const char* variable, long low, long high) {
-  errno = 0;
-  char* end = nullptr;
-  const long value = std::strtol(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || value < low || value > high) {
+  std::int64_t value = 0;
+  try {
+    value = parse_decimal_integer(text, variable, low, high);
+  } catch (const ConfigError&) {
+    value = static_cast<std::int64_t>(low) - 1;
+  }
+  if (value < low || value > high) {
     throw ConfigError(std::string("environment variable ") + variable + "=" + quoted_excerpt(text) + " must be a whole number in [" +
                       std::to_string(low) + ", " + std::to_string(high) + "]");
   }
@@ -91,8 +94,11 @@ LaunchPlan plan_launch(const DistOptions& options, const Environment& environmen
   // The rendezvous point: options first, then MASTER_ADDR / MASTER_PORT, then this machine. A
   // variable that is set but blank is a mistake in a launch script: said at once, not after the
   // whole rendezvous timeout.
+  bool launched = false;  // a launcher's variables name this process's rank
+  for (const VariableSet& set : kLaunchers) launched = launched || environment(set.rank) != nullptr;
+  const bool group = launched || options.nnodes > 1 || options.nproc_per_node > 1;
   for (const char* variable : {"MASTER_ADDR", "MASTER_PORT"}) {
-    const bool used = variable[7] == 'A' ? options.master_addr.empty() : options.master_port == 0;
+    const bool used = group && (variable[7] == 'A' ? options.master_addr.empty() : options.master_port == 0);
     const char* value = environment(variable);
     if (used && value != nullptr && std::string(value).find_first_not_of(" \t\r\n") == std::string::npos) {
       throw ConfigError(std::string("environment variable ") + variable +

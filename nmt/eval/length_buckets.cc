@@ -21,14 +21,13 @@ const EnumNames<LengthOf>& enum_names(LengthOf) {
 std::vector<std::int64_t> parse_length_edges(const std::string& list) {
   std::vector<std::int64_t> edges;
   for (const std::string& item : split_list(list)) {
-    std::size_t used = 0;
-    long long value = 0;
+    std::int64_t value = 0;
     try {
-      value = std::stoll(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
+      value = parse_decimal_integer(item, "length-edges");
+    } catch (const ConfigError&) {
+      value = 0;  // refused below with the whole list
     }
-    if (used == 0 || used != item.size() || value < 1 || (!edges.empty() && value <= edges.back())) {
+    if (value < 1 || (!edges.empty() && value <= edges.back())) {
       throw ConfigError("length-edges must be increasing positive word counts separated by commas, got " + quoted_excerpt(list));
     }
     edges.push_back(value);

@@ -199,7 +199,7 @@ std::unique_ptr<Figure> draw_attention_heatmap(const AttentionMatrix& m, const H
                     std::to_string(static_cast<long long>(layout.width)) + " x " +
                     std::to_string(static_cast<long long>(layout.height)) + " points, more than the " +
                     std::to_string(static_cast<long long>(kMaxHeatmapPoints)) +
-                    " a side a picture may have (very long tokens or --title?)");
+                    " a side a picture may have (very long tokens, a long --title, or --cell-size)");
   }
   auto figure = std::make_unique<Figure>(layout.width, layout.height);
   cairo_t* cr = figure->context();

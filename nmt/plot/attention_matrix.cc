@@ -86,17 +86,9 @@ std::vector<std::int64_t> parse_line_selection(const std::string& list, const st
     const std::size_t dash = item.find('-');
     long long low = 0, high = 0;
     try {
-      std::size_t used = 0;
-      const std::string first = item.substr(0, dash);
-      low = std::stoll(first, &used);
-      if (used != first.size()) throw bad();
-      high = low;
-      if (dash != std::string::npos) {
-        const std::string second = item.substr(dash + 1);
-        high = std::stoll(second, &used);
-        if (used != second.size()) throw bad();
-      }
-    } catch (const std::logic_error&) {  // stoll: not a number, or out of range
+      low = parse_decimal_integer(item.substr(0, dash), option);
+      high = dash != std::string::npos ? parse_decimal_integer(item.substr(dash + 1), option) : low;
+    } catch (const ConfigError&) {  // not a decimal number, or beyond 64 bits
       throw bad();
     }
     if (low < 1 || high < low) throw bad();
