@@ -70,9 +70,9 @@ std::vector<CLI::ConfigItem> SectionedToml::from_config(std::istream& input) con
         }
         const auto kinds = accepted_kinds(*option);
         if (std::find(kinds.begin(), kinds.end(), entry.kind) == kinds.end()) {
-          const std::string shown = entry.value.size() > 60 ? quoted_excerpt(entry.value)
-                                    : entry.kind == TomlEntry::Kind::string ? "\"" + entry.value + "\""
-                                                                            : entry.value;
+          const std::string bare = shown_text(entry.value);  // quoted_excerpt's own quotes when cut
+          const bool cut = bare != entry.value;
+          const std::string shown = entry.kind == TomlEntry::Kind::string && !cut ? "\"" + bare + "\"" : bare;
           throw ConfigError(where + ": " + entry.key + " must be " + to_string(kinds.back()) + ", got " + shown);
         }
       }
@@ -101,16 +101,15 @@ void note_command_line(int argc, char** argv) {
   }
 }
 
-std::string config_value_origin(const std::string& key, const std::string& value) {
-  if (command_line_keys().count(key) > 0) return std::string();
-  const auto it = origins().find(key);
-  return it != origins().end() && it->second.first == value ? it->second.second : std::string();
-}
-
 std::string config_key_origin(const std::string& key) {
   if (command_line_keys().count(key) > 0) return std::string();
   const auto it = origins().find(key);
   return it != origins().end() ? it->second.second : std::string();
+}
+
+std::string config_value_origin(const std::string& key, const std::string& value) {
+  const auto it = origins().find(key);
+  return it != origins().end() && it->second.first == value ? config_key_origin(key) : std::string();
 }
 
 void check_config_file(const std::string& path) {

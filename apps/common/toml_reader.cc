@@ -1,6 +1,5 @@
 #include "apps/common/toml_reader.h"
 
-#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <map>
@@ -11,15 +10,6 @@
 
 namespace nmt::app {
 namespace {
-
-// A name as written when it is short and printable, else its quoted excerpt (one short line).
-std::string short_text(const std::string& text) {
-  const bool plain = text.size() <= 60 && std::none_of(text.begin(), text.end(), [](char c) {
-    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
-  });
-  return plain ? text : quoted_excerpt(text);
-}
-
 
 bool is_bare_key_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; }
 
@@ -211,9 +201,9 @@ std::vector<TomlEntry> parse_toml_config(std::string_view text, const std::strin
     if (cursor.consume('[')) {
       section = cursor.key();
       if (!cursor.consume(']')) cursor.fail("the section name has no closing ]");
-      if (section.find('.') != std::string::npos) cursor.fail("nested sections like [" + short_text(section) + "] are not options");
+      if (section.find('.') != std::string::npos) cursor.fail("nested sections like [" + shown_text(section) + "] are not options");
       if (seen.count("[" + section + "]")) {
-        cursor.fail("section [" + short_text(section) + "] appears twice (first on line " + std::to_string(seen["[" + section + "]"]) + ")");
+        cursor.fail("section [" + shown_text(section) + "] appears twice (first on line " + std::to_string(seen["[" + section + "]"]) + ")");
       }
       seen["[" + section + "]"] = line_number;
       cursor.expect_line_end();

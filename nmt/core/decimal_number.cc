@@ -1,5 +1,6 @@
 #include "nmt/core/decimal_number.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -49,9 +50,8 @@ bool float_grammar(std::string_view text) {
 
 template <class T>
 [[noreturn]] void out_of_range(std::string_view text, std::string_view what, T min, T max) {
-  const std::string shown = text.size() <= 30 ? std::string(text) : quoted_excerpt(text, 30);
   throw ConfigError(std::string(what) + " must be in [" + std::to_string(min) + ", " + std::to_string(max) +
-                    "], got " + shown);
+                    "], got " + shown_text(text, 30));
 }
 
 }  // namespace
@@ -61,8 +61,8 @@ std::string quoted_excerpt(std::string_view text, std::size_t limit) {
   std::size_t shown = 0;
   for (char c : text) {
     if (shown == limit) break;
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) {
+    if (is_control_character(c)) {
+      const auto u = static_cast<unsigned char>(c);
       static const char hex[] = "0123456789abcdef";
       out += "\\x";
       out += hex[u >> 4];
@@ -75,6 +75,11 @@ std::string quoted_excerpt(std::string_view text, std::size_t limit) {
   if (shown < text.size()) out += "...' (" + std::to_string(text.size()) + " bytes)";
   else out += "'";
   return out;
+}
+
+std::string shown_text(std::string_view text, std::size_t limit) {
+  const bool plain = text.size() <= limit && std::none_of(text.begin(), text.end(), is_control_character);
+  return plain ? std::string(text) : quoted_excerpt(text, limit);
 }
 
 std::int64_t parse_decimal_integer(std::string_view text, std::string_view what, std::int64_t min, std::int64_t max) {

@@ -30,4 +30,14 @@ double parse_decimal_float(std::string_view text, std::string_view what);
 /// characters with the size said ("'aaaa...' (1048576 bytes)"), so that a message stays one line.
 std::string quoted_excerpt(std::string_view text, std::size_t limit = 60);
 
+/// `text` as written when it is at most `limit` characters and has no control character, else
+/// quoted_excerpt(text, limit): for messages that show short values bare.
+std::string shown_text(std::string_view text, std::size_t limit = 60);
+
+/// A byte below 0x20, or DEL: what paths, names and one-line messages cannot hold.
+inline bool is_control_character(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u < 0x20 || u == 0x7f;
+}
+
 }  // namespace nmt

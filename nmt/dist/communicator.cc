@@ -309,7 +309,7 @@ std::unique_ptr<Communicator> Communicator::connect(const RankInfo& place, DistB
     if (rank0_size != std::to_string(place.world_size)) {
       throw DistError("rank " + std::to_string(place.rank) + " counts " + std::to_string(place.world_size) +
                       " ranks (WORLD_SIZE or dist.nnodes x dist.nproc-per-node), rank 0 counts " +
-                      (rank0_size.size() <= 6 ? rank0_size : quoted_excerpt(rank0_size)) +
+                      shown_text(rank0_size, 6) +
                       ": start every rank with the same group size");
     }
   }

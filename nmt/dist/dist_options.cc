@@ -32,17 +32,12 @@ constexpr VariableSet kLaunchers[] = {
 
 // A whole decimal number in [low, high], or ConfigError naming the variable.
 int parse_int(const char* text, const char* variable, long low, long high) {
-  std::int64_t value = 0;
   try {
-    value = parse_decimal_integer(text, variable, low, high);
-  } catch (const ConfigError&) {
-    value = static_cast<std::int64_t>(low) - 1;
-  }
-  if (value < low || value > high) {
+    return static_cast<int>(parse_decimal_integer(text, variable, low, high));
+  } catch (const ConfigError&) {  // one message for "not a number" and "out of range"
     throw ConfigError(std::string("environment variable ") + variable + "=" + quoted_excerpt(text) + " must be a whole number in [" +
                       std::to_string(low) + ", " + std::to_string(high) + "]");
   }
-  return static_cast<int>(value);
 }
 
 // sbatch sets SLURM_PROCID and SLURM_NTASKS in the batch script itself, where nmt-train runs
@@ -97,12 +92,17 @@ LaunchPlan plan_launch(const DistOptions& options, const Environment& environmen
   bool launched = false;  // a launcher's variables name this process's rank
   for (const VariableSet& set : kLaunchers) launched = launched || environment(set.rank) != nullptr;
   const bool group = launched || options.nnodes > 1 || options.nproc_per_node > 1;
-  for (const char* variable : {"MASTER_ADDR", "MASTER_PORT"}) {
-    const bool used = group && (variable[7] == 'A' ? options.master_addr.empty() : options.master_port == 0);
-    const char* value = environment(variable);
-    if (used && value != nullptr && std::string(value).find_first_not_of(" \t\r\n") == std::string::npos) {
-      throw ConfigError(std::string("environment variable ") + variable +
-                        " is set but blank: give rank 0's " + (variable[7] == 'A' ? "host" : "port") + " or unset it");
+  struct Rendezvous {
+    const char* variable;
+    const char* what;
+    bool read;  // no option gives it
+  };
+  for (const Rendezvous& point : {Rendezvous{"MASTER_ADDR", "host", options.master_addr.empty()},
+                                  Rendezvous{"MASTER_PORT", "port", options.master_port == 0}}) {
+    const char* value = environment(point.variable);
+    if (group && point.read && value != nullptr && std::string(value).find_first_not_of(" \t\r\n") == std::string::npos) {
+      throw ConfigError(std::string("environment variable ") + point.variable + " is set but blank: give rank 0's " +
+                        point.what + " or unset it");
     }
   }
   if (!options.master_addr.empty()) {

@@ -1,5 +1,6 @@
 #include "nmt/train/train_config.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <type_traits>
@@ -52,12 +53,11 @@ void TrainConfig::validate() const {
   // log, and config.toml must read back (apps/common/toml_reader.cc refuses NUL).
   for_each_option(*this, [](const OptionDoc& doc, const auto& field) {
     if constexpr (std::is_same_v<std::decay_t<decltype(field)>, std::string>) {
-      for (const char c : field) {
-        const auto u = static_cast<unsigned char>(c);
-        if (u < 0x20 || u == 0x7f) {
-          throw ConfigError(std::string(doc.key) + ": control character " + std::to_string(u) + " in " +
-                            quoted_excerpt(field) + ": paths and names cannot hold one");
-        }
+      const auto bad = std::find_if(field.begin(), field.end(), is_control_character);
+      if (bad != field.end()) {
+        throw ConfigError(std::string(doc.key) + ": control character " +
+                          std::to_string(static_cast<unsigned char>(*bad)) + " in " + quoted_excerpt(field) +
+                          ": paths and names cannot hold one");
       }
     }
   });
