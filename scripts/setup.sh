@@ -48,6 +48,7 @@ packages=(
   libgloo-dev                                    # Gloo headers: c10d's CPU process group (data-parallel training)
   libcairo2-dev fonts-dejavu-core                # the pictures (nmt-plot): cairo and the font it draws with
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libgtest-dev
+  libcpp-httplib-dev                             # nmt-serve's HTTP server (and the tests' client)
   diatheke sword-text-sparv sword-text-web sword-text-kjv   # the Bible corpus
 )
 # Only the tests use these (checkpoints run from Python: PyTorch 1.13 on Debian 12, 2.6 on 13): a

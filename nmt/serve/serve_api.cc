@@ -1,0 +1,275 @@
+#include "nmt/serve/serve_api.h"
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "nmt/data/attention_record.h"
+
+namespace nmt {
+
+using nlohmann::json;
+
+namespace {
+
+const json& field(const json& request, const char* name) {
+  static const json missing;
+  const auto found = request.find(name);
+  return found == request.end() ? missing : *found;
+}
+
+std::int64_t integer_field(const json& value, const std::string& name, std::int64_t low, std::int64_t high) {
+  if (!value.is_number_integer()) throw HttpError(400, name + ": must be an integer, got " + value.dump());
+  if (value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(high)) {
+    throw HttpError(400, name + ": must be in [" + std::to_string(low) + ", " + std::to_string(high) + "], got " +
+                             value.dump());
+  }
+  const auto n = value.get<std::int64_t>();
+  if (n < low || n > high) {
+    throw HttpError(400, name + ": must be in [" + std::to_string(low) + ", " + std::to_string(high) + "], got " +
+                             std::to_string(n));
+  }
+  return n;
+}
+
+double number_field(const json& value, const std::string& name, double low, double high) {
+  if (!value.is_number()) throw HttpError(400, name + ": must be a number, got " + value.dump());
+  const double x = value.get<double>();
+  if (!std::isfinite(x) || x < low || x > high) {
+    throw HttpError(400, name + ": must be in [" + json(low).dump() + ", " + json(high).dump() + "], got " +
+                             value.dump());
+  }
+  return x;
+}
+
+bool bool_field(const json& value, const std::string& name) {
+  if (!value.is_boolean()) throw HttpError(400, name + ": must be true or false, got " + value.dump());
+  return value.get<bool>();
+}
+
+// A string or a list of strings, each valid UTF-8; `is_list` says which it was.
+std::vector<std::string> texts_field(const json& value, const std::string& name, bool* is_list) {
+  std::vector<std::string> texts;
+  *is_list = value.is_array();
+  if (value.is_string()) {
+    texts.push_back(value.get<std::string>());
+  } else if (value.is_array()) {
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      if (!value[i].is_string()) {
+        throw HttpError(400, name + "[" + std::to_string(i) + "]: must be a string, got " + value[i].dump());
+      }
+      texts.push_back(value[i].get<std::string>());
+    }
+  } else {
+    throw HttpError(400, name + ": must be a string or a list of strings");
+  }
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    check_request_text(texts[i], *is_list ? name + "[" + std::to_string(i) + "]" : name);
+  }
+  return texts;
+}
+
+// Length-normalised log-probability: log p / pieces (EOS counted), the confidence the APIs show.
+double normalised_score(const TranslatedHypothesis& h) {
+  return h.log_prob / static_cast<double>(h.tokens.size() + 1);
+}
+
+json sentence_json(const SentenceResult& sentence, bool attention, const Tokenizer& source_tokenizer) {
+  json out = {{"source", sentence.source}};
+  if (sentence.translation.truncated) out["truncated"] = true;
+  if (attention) {
+    json pieces = json::array();
+    for (const int id : sentence.translation.source) pieces.push_back(source_tokenizer.id_to_piece(id));
+    pieces.push_back("</s>");
+    out["source_pieces"] = std::move(pieces);
+  }
+  json hypotheses = json::array();
+  for (const TranslatedHypothesis& h : sentence.translation.hypotheses) {
+    json item = {{"text", h.text}, {"score", normalised_score(h)}, {"log_prob", h.log_prob}};
+    if (!h.finished) item["finished"] = false;
+    if (attention && h.attention.defined()) {
+      json target = json(h.pieces);
+      if (h.finished) target.push_back("</s>");
+      const at::Tensor weights = h.attention.to(at::kDouble).contiguous();
+      json rows = json::array();
+      const auto* data = weights.data_ptr<double>();
+      const std::int64_t steps = weights.size(0), columns = weights.size(1);
+      for (std::int64_t t = 0; t < steps && t < static_cast<std::int64_t>(target.size()); ++t) {
+        json row = json::array();
+        for (std::int64_t j = 0; j < columns; ++j) row.push_back(rounded_weight(data[t * columns + j]));
+        rows.push_back(std::move(row));
+      }
+      item["target_pieces"] = std::move(target);
+      item["attention"] = std::move(rows);
+    }
+    hypotheses.push_back(std::move(item));
+  }
+  out["hypotheses"] = std::move(hypotheses);
+  return out;
+}
+
+}  // namespace
+
+json translate_native(const json& request, ApiContext& context) {
+  if (!request.is_object()) throw HttpError(400, "request body: must be a JSON object");
+  static const std::set<std::string> known = {"text",           "beam",          "n_best",       "attention",
+                                              "length_penalty", "length_alpha",  "coverage_beta", "max_length_a",
+                                              "max_length_b",   "min_length",    "no_repeat_ngram", "replace_unk"};
+  for (const auto& item : request.items()) {
+    if (!known.count(item.key())) throw HttpError(400, item.key() + ": unknown field");
+  }
+  const ServeLimits& limits = context.options.limits;
+  if (!request.contains("text")) throw HttpError(400, "text: missing (a string or a list of strings)");
+  bool is_list = false;
+  const std::vector<std::string> texts = texts_field(request["text"], "text", &is_list);
+
+  RequestSearch search;
+  search.search = context.options.search;
+  SearchOptions& s = search.search;
+  if (request.contains("beam")) s.beam_size = integer_field(request["beam"], "beam", 1, limits.max_beam);
+  s.n_best = 1;
+  if (request.contains("n_best")) {
+    s.n_best = integer_field(request["n_best"], "n_best", 1, std::min(s.beam_size, limits.max_alternatives + 1));
+  }
+  const bool attention = request.contains("attention") && bool_field(request["attention"], "attention");
+  s.keep_attention = attention;
+  if (request.contains("length_penalty")) {
+    const json& v = request["length_penalty"];
+    if (!v.is_string()) throw HttpError(400, "length_penalty: must be none, average or gnmt");
+    try {
+      s.length_penalty = enum_names(s.length_penalty).parse(v.get<std::string>());
+    } catch (const ConfigError&) {
+      throw HttpError(400, "length_penalty: must be none, average or gnmt, got " + v.dump());
+    }
+  }
+  if (request.contains("length_alpha")) s.length_alpha = number_field(request["length_alpha"], "length_alpha", 0, 10);
+  if (request.contains("coverage_beta")) {
+    s.coverage_beta = number_field(request["coverage_beta"], "coverage_beta", 0, 10);
+  }
+  if (request.contains("max_length_a")) {
+    s.max_length_a = number_field(request["max_length_a"], "max_length_a", 0, kMaxLengthA);
+  }
+  if (request.contains("max_length_b")) {
+    s.max_length_b = integer_field(request["max_length_b"], "max_length_b", 0, 1000);
+  }
+  if (request.contains("min_length")) s.min_length = integer_field(request["min_length"], "min_length", 0, 1000);
+  if (request.contains("no_repeat_ngram")) {
+    s.no_repeat_ngram = integer_field(request["no_repeat_ngram"], "no_repeat_ngram", 0, 100);
+  }
+  if (request.contains("replace_unk")) search.replace_unknown = bool_field(request["replace_unk"], "replace_unk");
+
+  const std::vector<TextResult> results =
+      translate_texts(context.queue, texts, TextFormat::text, search, limits, context.deadline, context.client_gone,
+                      &context.sentences);
+  json translations = json::array();
+  for (const TextResult& result : results) {
+    json sentences = json::array();
+    for (const SentenceResult& sentence : result.sentences) {
+      sentences.push_back(sentence_json(sentence, attention, context.source_tokenizer));
+    }
+    translations.push_back({{"text", result.text}, {"sentences", std::move(sentences)}});
+  }
+  return {{"translations", std::move(translations)}};
+}
+
+json translate_libretranslate(const json& request, ApiContext& context) {
+  if (!request.is_object()) throw HttpError(400, "Invalid request: the body must be a JSON object or a form");
+  const json& q = field(request, "q");
+  if (q.is_null() || (q.is_string() && q.get<std::string>().empty()) || (q.is_array() && q.empty())) {
+    throw HttpError(400, "Invalid request: missing q parameter");
+  }
+  const json& source = field(request, "source");
+  const json& target = field(request, "target");
+  if (!source.is_string() || source.get<std::string>().empty()) {
+    throw HttpError(400, "Invalid request: missing source parameter");
+  }
+  if (!target.is_string() || target.get<std::string>().empty()) {
+    throw HttpError(400, "Invalid request: missing target parameter");
+  }
+  const std::string source_language = source.get<std::string>(), target_language = target.get<std::string>();
+  const bool detect = source_language == "auto";
+  if (!detect && source_language != context.model.source_language) {
+    throw HttpError(400, source_language + " is not supported (this server translates " +
+                             context.model.source_language + " to " + context.model.target_language + ")");
+  }
+  if (target_language != context.model.target_language) {
+    throw HttpError(400, target_language + " is not supported (this server translates " +
+                             context.model.source_language + " to " + context.model.target_language + ")");
+  }
+  TextFormat format = TextFormat::text;
+  const json& format_field = field(request, "format");
+  if (!format_field.is_null()) {
+    const std::string name = format_field.is_string() ? format_field.get<std::string>() : format_field.dump();
+    if (name == "html") {
+      format = TextFormat::html;
+    } else if (name != "text") {
+      throw HttpError(400, "Invalid request: format must be text or html, got " + name);
+    }
+  }
+  std::int64_t alternatives = 0;
+  const json& alternatives_field = field(request, "alternatives");
+  if (!alternatives_field.is_null()) {
+    json value = alternatives_field;
+    if (value.is_string()) {  // a form body's value
+      const std::string text = value.get<std::string>();
+      if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) {
+        throw HttpError(400, "Invalid request: alternatives must be an integer, got " + text);
+      }
+      value = std::stoll(text);
+    }
+    alternatives = integer_field(value, "alternatives", 0, context.options.limits.max_alternatives);
+  }
+  bool is_list = false;
+  const std::vector<std::string> texts = texts_field(q, "q", &is_list);
+
+  RequestSearch search;
+  search.search = context.options.search;
+  search.search.n_best = alternatives + 1;
+  search.search.beam_size = std::max(search.search.beam_size, alternatives + 1);
+  const std::vector<TextResult> results = translate_texts(context.queue, texts, format, search, context.options.limits,
+                                                          context.deadline, context.client_gone, &context.sentences);
+  const json detected = {{"confidence", 100.0}, {"language", context.model.source_language}};
+  json out;
+  if (is_list) {
+    json translated = json::array(), all_alternatives = json::array(), all_detected = json::array();
+    for (const TextResult& r : results) {
+      translated.push_back(r.text);
+      all_alternatives.push_back(r.alternatives);
+      all_detected.push_back(detected);
+    }
+    out["translatedText"] = std::move(translated);
+    if (alternatives > 0) out["alternatives"] = std::move(all_alternatives);
+    if (detect) out["detectedLanguage"] = std::move(all_detected);
+  } else {
+    out["translatedText"] = results.front().text;
+    if (alternatives > 0) out["alternatives"] = results.front().alternatives;
+    if (detect) out["detectedLanguage"] = detected;
+  }
+  return out;
+}
+
+json libretranslate_languages(const ModelInfo& model) {
+  return json::array({{{"code", model.source_language},
+                       {"name", language_name(model.source_language)},
+                       {"targets", json::array({model.target_language})}},
+                      {{"code", model.target_language},
+                       {"name", language_name(model.target_language)},
+                       {"targets", json::array()}}});
+}
+
+std::string language_name(const std::string& code) {
+  static const std::map<std::string, std::string> names = {
+      {"ar", "Arabic"},     {"ca", "Catalan"},   {"cs", "Czech"},      {"da", "Danish"},     {"de", "German"},
+      {"el", "Greek"},      {"en", "English"},   {"eo", "Esperanto"},  {"es", "Spanish"},    {"et", "Estonian"},
+      {"eu", "Basque"},     {"fa", "Persian"},   {"fi", "Finnish"},    {"fr", "French"},     {"ga", "Irish"},
+      {"gl", "Galician"},   {"he", "Hebrew"},    {"hi", "Hindi"},      {"hu", "Hungarian"},  {"id", "Indonesian"},
+      {"it", "Italian"},    {"ja", "Japanese"},  {"ko", "Korean"},     {"la", "Latin"},      {"lt", "Lithuanian"},
+      {"lv", "Latvian"},    {"nb", "Norwegian Bokmål"}, {"nl", "Dutch"}, {"pl", "Polish"},  {"pt", "Portuguese"},
+      {"ro", "Romanian"},   {"ru", "Russian"},   {"sk", "Slovak"},     {"sl", "Slovenian"},  {"sq", "Albanian"},
+      {"sv", "Swedish"},    {"th", "Thai"},      {"tr", "Turkish"},    {"uk", "Ukrainian"},  {"vi", "Vietnamese"},
+      {"zh", "Chinese"}};
+  const auto found = names.find(code);
+  return found == names.end() ? code : found->second;
+}
+
+}  // namespace nmt

@@ -1,0 +1,43 @@
+#include "nmt/serve/serve_options.h"
+
+#include <cctype>
+#include <cmath>
+#include <utility>
+
+#include "nmt/core/error.h"
+#include "nmt/core/thread_count.h"
+
+namespace nmt {
+
+void ServeLimits::validate() const {
+  require_option(max_body_bytes >= 1024 && max_body_bytes <= (std::size_t{1} << 30), "max-body-bytes",
+                 "in [1024, 1073741824]", std::to_string(max_body_bytes));
+  require_option(max_texts >= 1, "max-texts", ">= 1", std::to_string(max_texts));
+  require_option(max_sentences >= 1, "max-sentences", ">= 1", std::to_string(max_sentences));
+  require_option(max_characters >= 1, "max-characters", ">= 1", std::to_string(max_characters));
+  require_option(max_beam >= 1 && max_beam <= 256, "max-beam", "in [1, 256]", std::to_string(max_beam));
+  require_option(max_alternatives >= 0 && max_alternatives < max_beam, "max-alternatives",
+                 "in [0, max-beam - 1]", std::to_string(max_alternatives));
+  require_option(std::isfinite(request_timeout_s) && request_timeout_s > 0 && request_timeout_s <= 86400,
+                 "request-timeout", "in (0, 86400] seconds", std::to_string(request_timeout_s));
+}
+
+void ServeOptions::validate() const {
+  if (checkpoints.empty()) throw ConfigError("model: give at least one checkpoint");
+  check_thread_count(threads, "threads");
+  require_option(!host.empty(), "host", "an address (127.0.0.1, ::1, 0.0.0.0)", "''");
+  require_option(port >= 0 && port <= 65535, "port", "in [0, 65535] (0: any free port)", std::to_string(port));
+  require_option(http_threads >= 1 && http_threads <= 4096, "http-threads", "in [1, 4096]", std::to_string(http_threads));
+  for (const auto& [name, code] : {std::pair{"source-language", &source_language}, {"target-language", &target_language}}) {
+    bool ok = code->size() <= 35;  // BCP 47 tags are short: letters, digits and '-'
+    for (const char c : *code) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_');
+    require_option(ok, name, "a language code such as es or en", "'" + *code + "'");
+  }
+  search.validate();
+  require_option(search.beam_size <= limits.max_beam, "beam-size", "<= max-beam (" + std::to_string(limits.max_beam) + ")",
+                 std::to_string(search.beam_size));
+  queue.validate();
+  limits.validate();
+}
+
+}  // namespace nmt

@@ -1,0 +1,55 @@
+#include "nmt/translate/loaded_models.h"
+
+#include "nmt/core/error.h"
+#include "nmt/model/checkpoint.h"
+#include "nmt/model/inference/inference_model.h"
+#include "nmt/model/scripted_model.h"
+
+namespace nmt {
+
+namespace {
+
+LoadedModel load_model(const std::string& path, TranslateEngine engine, const c10::Device& device) {
+  if (engine == TranslateEngine::script) {
+    ScriptedModel scripted = load_scripted_model(path, device);
+    return {std::move(scripted.decoder), std::move(scripted.source_tokenizer), std::move(scripted.target_tokenizer),
+            "", ""};
+  }
+  Checkpoint checkpoint = load_checkpoint(path, device);
+  // Search steps the inference form; the trainable model is not needed after it is made.
+  return {checkpoint.model->for_inference(device), std::move(checkpoint.source_tokenizer),
+          std::move(checkpoint.target_tokenizer), std::move(checkpoint.training_config),
+          std::move(checkpoint.toolkit_version)};
+}
+
+}  // namespace
+
+LoadedEnsemble load_models(const std::vector<std::string>& paths, TranslateEngine engine, EnsembleMode mode,
+                           const c10::Device& device) {
+  LoadedEnsemble loaded;
+  for (const std::string& path : paths) loaded.members.push_back(load_model(path, engine, device));
+  if (paths.size() == 1) return loaded;
+  const LoadedModel& first = loaded.members.front();
+  std::vector<EnsembleDecoder::Member> members;
+  std::vector<const Tokenizer*> views{&first.source_tokenizer};
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const LoadedModel& m = loaded.members[i];
+    if (m.target_tokenizer.model_bytes() != first.target_tokenizer.model_bytes()) {
+      throw ConfigError("cannot ensemble " + paths[i] + " with " + paths.front() +
+                        ": their target subword models differ (" + std::to_string(m.target_tokenizer.vocab_size()) +
+                        " and " + std::to_string(first.target_tokenizer.vocab_size()) +
+                        " pieces); the members of an ensemble must share the target vocabulary");
+    }
+    std::size_t view = 0;
+    while (view < views.size() && views[view]->model_bytes() != m.source_tokenizer.model_bytes()) ++view;
+    if (view == views.size()) {
+      views.push_back(&m.source_tokenizer);
+      loaded.extra_source_tokenizers.push_back(m.source_tokenizer);
+    }
+    members.push_back({m.model.get(), view});
+  }
+  loaded.ensemble = std::make_unique<EnsembleDecoder>(std::move(members), mode);
+  return loaded;
+}
+
+}  // namespace nmt
