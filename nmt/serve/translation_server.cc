@@ -17,6 +17,7 @@
 #include "nmt/core/sha256.h"
 #include "nmt/core/signal_guard.h"
 #include "nmt/core/version.h"
+#include "nmt/data/utf8.h"
 #include "nmt/serve/connection_watch.h"
 #include "nmt/serve/serve_api.h"
 #include "nmt/serve/server_metrics.h"
@@ -91,6 +92,17 @@ std::string route_of(const std::string& path) {
 }
 
 thread_local std::chrono::steady_clock::time_point request_arrival;
+
+// A JSON body, or 400: "WHAT is not valid UTF-8 (byte N)" / "WHAT is not valid JSON (byte N)".
+json parse_json_body(const std::string& body, const std::string& what) {
+  const std::size_t bad = find_invalid_utf8(body);
+  if (bad != std::string::npos) throw HttpError(400, what + " is not valid UTF-8 (byte " + std::to_string(bad) + ")");
+  try {
+    return json::parse(body);
+  } catch (const json::parse_error& e) {
+    throw HttpError(400, what + " is not valid JSON (byte " + std::to_string(e.byte) + ")");
+  }
+}
 
 }  // namespace
 
@@ -210,13 +222,7 @@ void TranslationServer::State::add_routes() {
   http.Post("/v1/translate", [this](const httplib::Request& req, httplib::Response& res) {
     if (!key_allowed(req, nullptr)) return set_error(res, 403, "Invalid API key");
     answer(req, res, [&](ApiContext& context) {
-      json body;
-      try {
-        body = json::parse(req.body);
-      } catch (const json::parse_error& e) {
-        throw HttpError(400, "request body: not valid JSON (byte " + std::to_string(e.byte) + ")");
-      }
-      return translate_native(body, context);
+      return translate_native(parse_json_body(req.body, "request body"), context);
     });
   });
   http.Post("/translate", [this](const httplib::Request& req, httplib::Response& res) {
@@ -224,9 +230,9 @@ void TranslationServer::State::add_routes() {
     const std::string type = req.get_header_value("Content-Type");
     if (type.rfind("application/json", 0) == 0) {
       try {
-        body = json::parse(req.body);
-      } catch (const json::parse_error& e) {
-        return set_error(res, 400, "Invalid request: the body is not valid JSON (byte " + std::to_string(e.byte) + ")");
+        body = parse_json_body(req.body, "Invalid request: the body");
+      } catch (const HttpError& e) {
+        return set_error(res, e.status(), e.what());
       }
     } else {  // a form (urlencoded or multipart); a key given twice is a list (q=a&q=b)
       for (const auto& [key, value] : req.params) {
