@@ -9,8 +9,8 @@
 #   --programs       build only the library and the programs in DIR/apps (not the tests, benchmarks
 #                    and fuzz replays; scripts/test.sh builds those)
 #   --test-packages  also Debian's python3-torch and python3-sentencepiece, which the tests use to
-#                    load checkpoints from Python (scripts/test.sh asks for them; the programs do not
-#                    need them)
+#                    load checkpoints from Python, and chromium with chromium-driver, in which a test
+#                    uses nmt-serve's page (scripts/test.sh asks for them; the programs do not need them)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=$root/build
@@ -51,11 +51,12 @@ packages=(
   libcpp-httplib-dev                             # nmt-serve's HTTP server (and the tests' client)
   diatheke sword-text-sparv sword-text-web sword-text-kjv   # the Bible corpus
 )
-# Only the tests use these (checkpoints run from Python: PyTorch 1.13 on Debian 12, 2.6 on 13): a
-# machine that cannot install them still builds and tests, and those tests skip.
+# Only the tests use these (checkpoints run from Python: PyTorch 1.13 on Debian 12, 2.6 on 13; the
+# web page in a headless browser): a machine that cannot install them still builds and tests, and
+# those tests skip.
 test_only=()
 if [[ $test_packages -eq 1 ]]; then
-  for package in python3-torch python3-sentencepiece; do
+  for package in python3-torch python3-sentencepiece chromium chromium-driver; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || test_only+=("$package")
   done
 fi

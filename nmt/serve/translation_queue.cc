@@ -86,6 +86,8 @@ TranslationQueue::TranslationQueue(const IncrementalDecoder& model, Tokenizer so
   // A Translator made now checks the model against the default settings before anything is served.
   Translator(model_, source_tokenizer_, target_tokenizer_, options_.translate, device_, extra_source_tokenizers_);
   const std::size_t count = options_.worker_count(device_);
+  // Each worker's products on one core, as the Translator's own workers (core/blas_threads.h).
+  if (count > 1) single_threaded_blas_.emplace();
   for (std::size_t i = 0; i < count; ++i) workers_.emplace_back([this] { work(); });
 }
 

@@ -19,10 +19,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "nmt/core/blas_threads.h"
 #include "nmt/core/error.h"
 #include "nmt/translate/translator.h"
 
@@ -147,6 +149,7 @@ class TranslationQueue {
   std::condition_variable arrived_;
   std::list<Entry> queue_;
   bool stopping_ = false;
+  std::optional<SingleThreadedBlas> single_threaded_blas_;  // with several workers on the CPU
   std::vector<std::thread> workers_;
 };
 

@@ -51,7 +51,12 @@ std::string base_name(const std::string& path) {
 // are skipped, spaces around a key are not part of it. Looking up digests keeps a comparison's time
 // independent of how much of a guess was right.
 std::set<std::string> read_api_keys(const std::string& path) {
-  const std::string text = read_file(path);
+  std::string text;
+  try {
+    text = read_file(path);
+  } catch (const IoError& e) {
+    throw IoError(std::string("api-keys: ") + e.what());
+  }
   if (text.size() > kMaxKeysFileBytes) throw ConfigError("api-keys: " + path + " is larger than 1 MiB");
   std::set<std::string> digests;
   std::size_t start = 0, line = 0;
@@ -318,6 +323,17 @@ TranslationServer::TranslationServer(ServeOptions options) : state_(std::make_un
     return new httplib::ThreadPool(static_cast<std::size_t>(threads));
   };
   s.add_routes();
+  // Answers go out at once: without TCP_NODELAY, Nagle's algorithm and the client's delayed ACK
+  // held most answers on a kept-alive connection ~40 ms (measured with scripts/bench_serve.sh).
+  s.http.set_tcp_nodelay(true);
+  s.http.set_keep_alive_max_count(1000);
+  // cpp-httplib's default sets SO_REUSEPORT, with which a second server on the same port starts
+  // and silently takes half the connections. SO_REUSEADDR alone only allows a restart while old
+  // connections linger (TIME_WAIT); a port another server holds is refused.
+  s.http.set_socket_options([](auto sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   if (s.options.port == 0) {
     s.port = s.http.bind_to_any_port(s.options.host);
   } else if (s.http.bind_to_port(s.options.host, s.options.port)) {
@@ -325,7 +341,7 @@ TranslationServer::TranslationServer(ServeOptions options) : state_(std::make_un
   }
   if (s.port <= 0) {
     throw IoError("cannot listen on " + s.options.host + ":" + std::to_string(s.options.port) +
-                  " (in use, not an address of this machine, or a privileged port)");
+                  " (another program holds the port, the address is not this machine's, or the port is privileged)");
   }
 }
 

@@ -524,6 +524,13 @@ TEST(ServeOptionsCheck, BadOptionsAreRefusedNamingThem) {
   o = good;
   o.source_language = "es\"><script>";
   EXPECT_THROW_WITH(TranslationServer server(o), ConfigError, "source-language");
+  {
+    // A port another server holds is refused (cpp-httplib's default SO_REUSEPORT would share it).
+    RunningServer first(good);
+    o = good;
+    o.port = first.port();
+    EXPECT_THROW_WITH(TranslationServer second(o), IoError, "cannot listen on 127.0.0.1:" + std::to_string(first.port()));
+  }
   o = good;
   o.host = "203.0.113.9";  // TEST-NET-3: not an address of this machine
   EXPECT_THROW_WITH(TranslationServer server(o), IoError, "cannot listen on 203.0.113.9");
