@@ -29,8 +29,11 @@ int main(int argc, char** argv) {
   nmt::app::add_number_option(app, "--search-workers", q.search_workers,
                               "Threads translating batches, each with single-threaded BLAS (0: one per core, at most 4)")
       ->capture_default_str();
-  nmt::app::add_number_option(app, "--batch-wait-ms", q.batch_wait_ms, "How long a sentence waits for others to share its batch")
+  nmt::app::add_number_option(app, "--batch-wait-ms", q.batch_wait_ms,
+                              "How long a sentence waits for others to share its batch while another worker searches")
       ->capture_default_str();
+  app.add_flag("--batch-wait-always", q.batch_wait_always,
+               "Wait --batch-wait-ms for company even when every other worker is idle (adds latency)");
   nmt::app::add_number_option(app, "--batch-sentences", q.max_batch_sentences, "Sentences a worker takes at once")
       ->capture_default_str();
   nmt::app::add_number_option(app, "--batch-tokens", q.translate.max_tokens,

@@ -155,8 +155,11 @@ std::size_t TranslationQueue::queued_sentences() const {
 }
 
 // The oldest sentence and, up to max_batch_sentences, every later one with its settings. When there
-// are fewer than that, the batch waits until the oldest has waited batch_wait: requests arriving
-// meanwhile share the search (sentences of one request always arrive together).
+// are fewer than that and another worker is searching, the batch waits until the oldest has waited
+// batch_wait: requests arriving meanwhile share the search (sentences of one request always arrive
+// together). With every other worker idle, waiting would only add latency: a lone client's
+// sentence is searched at once, and a busy server's batches grow (batch_wait_always: the classic
+// rule, every batch may wait).
 TranslationQueue::Batch TranslationQueue::take() {
   std::unique_lock<std::mutex> lock(mutex_);
   const auto limit = static_cast<std::size_t>(options_.max_batch_sentences);
@@ -171,7 +174,8 @@ TranslationQueue::Batch TranslationQueue::take() {
         std::count_if(queue_.begin(), queue_.end(), [&](const Entry& e) { return e.key == key; }));
     const auto ready_at = queue_.front().arrival + std::chrono::microseconds(
                                                        static_cast<std::int64_t>(options_.batch_wait_ms * 1000));
-    if (matching < limit && std::chrono::steady_clock::now() < ready_at) {
+    const bool worth_waiting = busy_workers_ > 0 || options_.batch_wait_always;
+    if (matching < limit && worth_waiting && std::chrono::steady_clock::now() < ready_at) {
       arrived_.wait_until(lock, ready_at);
       continue;
     }
@@ -187,6 +191,7 @@ TranslationQueue::Batch TranslationQueue::take() {
       }
     }
     if (!queue_.empty()) arrived_.notify_one();  // another worker may start on what is left
+    ++busy_workers_;
     return batch;
   }
 }
@@ -224,6 +229,11 @@ void TranslationQueue::work() {
       log().error("translating a batch of {} sentences failed: {}", batch.entries.size(), first_line(e));
       for (const Entry& entry : batch.entries) entry.ticket->fail("translation failed: " + first_line(e));
     }
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      --busy_workers_;
+    }
+    arrived_.notify_all();  // a worker waiting for company no longer waits behind this one
     if (on_batch_) {
       on_batch_(batch.entries.size(), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }

@@ -36,7 +36,9 @@ struct QueueOptions {
   TranslateOptions translate;
   int search_workers = 0;                         // threads taking batches; 0: one per core (at most 4)
   std::int64_t max_batch_sentences = 64;          // sentences one worker takes at once
-  double batch_wait_ms = 1;                       // how long the oldest sentence may wait for company
+  double batch_wait_ms = 5;                       // how long the oldest sentence may wait for company
+                                                  //   while another worker is searching
+  bool batch_wait_always = false;                 // wait even when every other worker is idle
   std::int64_t max_queued_sentences = 1024;       // more waiting sentences: QueueFull
   void validate() const;                          // ConfigError naming the option
   /// search_workers, or one per core (at most 4); 1 off the CPU.
@@ -149,6 +151,7 @@ class TranslationQueue {
   std::condition_variable arrived_;
   std::list<Entry> queue_;
   bool stopping_ = false;
+  std::size_t busy_workers_ = 0;  // workers searching a batch
   std::optional<SingleThreadedBlas> single_threaded_blas_;  // with several workers on the CPU
   std::vector<std::thread> workers_;
 };

@@ -2,6 +2,7 @@
 
 #include <ATen/Parallel.h>
 #include <httplib.h>
+#include <sys/socket.h>
 #include <spdlog/spdlog.h>
 
 #include <atomic>
@@ -330,15 +331,20 @@ TranslationServer::TranslationServer(ServeOptions options) : state_(std::make_un
   // cpp-httplib's default sets SO_REUSEPORT, with which a second server on the same port starts
   // and silently takes half the connections. SO_REUSEADDR alone only allows a restart while old
   // connections linger (TIME_WAIT); a port another server holds is refused.
-  s.http.set_socket_options([](auto sock) {
+  int listening = -1;
+  s.http.set_socket_options([&listening](auto sock) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    listening = sock;
   });
   if (s.options.port == 0) {
     s.port = s.http.bind_to_any_port(s.options.host);
   } else if (s.http.bind_to_port(s.options.host, s.options.port)) {
     s.port = s.options.port;
   }
+  // cpp-httplib 0.11 listens with a backlog of 5: clients connecting together beyond that saw
+  // their connections reset (scripts/bench_serve.sh, 16 clients). listen() again sets the queue.
+  if (s.port > 0 && listening >= 0) ::listen(listening, SOMAXCONN);
   if (s.port <= 0) {
     throw IoError("cannot listen on " + s.options.host + ":" + std::to_string(s.options.port) +
                   " (another program holds the port, the address is not this machine's, or the port is privileged)");

@@ -66,7 +66,7 @@ fi
 
 # A config file sets options as the command line does; the port in use is refused, one line.
 printf 'port = 0\nbeam-size = 3\nmax-beam = 6\nsource-language = "es"\ntarget-language = "en"\n' >"$work/serve.toml"
-if start_server "$work/serve.log" --config "$work/serve.toml" --batch-wait-ms 400; then
+if start_server "$work/serve.log" --config "$work/serve.toml" --batch-wait-ms 400 --batch-wait-always; then
   pass
   [[ $(request /v1/model) == *'"beam":3'* && $(request /languages) == *'"code":"es"'* ]] && pass ||
     fail "--config: $(request /v1/model | head -c 300)"

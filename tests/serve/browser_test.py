@@ -3,7 +3,7 @@
 
 usage: browser_test.py --url http://127.0.0.1:PORT/ --screenshot OUT.png
                        [--chromium /usr/bin/chromium] [--chromedriver /usr/bin/chromedriver]
-                       [--timeout 60] [--window-size 1200,900]
+                       [--timeout 60] [--window-size 1200,900] [--from-top]
 
 Python 3 standard library only. It starts chromedriver on a free loopback port, opens the page in
 headless Chromium, translates two Spanish sentences with beam 3 and checks the result: two sentence
@@ -448,8 +448,11 @@ def run(args, tmp, procs, state):
         raise Failure("the page overflows the window horizontally by %d px" % overflow)
 
     # The screenshot: the status line at the top, the result below it, a heat-map row hovered if in view.
-    wd.execute("var s = document.getElementById('status');"
-               "window.scrollTo(0, Math.max(0, s.getBoundingClientRect().top + window.scrollY - 12));")
+    if args.from_top:  # the whole page from its title (docs/images/serve-page.png)
+        wd.execute("window.scrollTo(0, 0);")
+    else:
+        wd.execute("var s = document.getElementById('status');"
+                   "window.scrollTo(0, Math.max(0, s.getBoundingClientRect().top + window.scrollY - 12));")
     time.sleep(0.2)
     target = wd.execute("var m = document.querySelector('.heatmap'); var rows = m.querySelectorAll('tbody tr');"
                         "var r = rows[Math.floor(rows.length / 2)] || rows[0];"
@@ -479,6 +482,7 @@ def main():
     ap.add_argument("--chromedriver", default="/usr/bin/chromedriver")
     ap.add_argument("--timeout", type=float, default=60.0)
     ap.add_argument("--window-size", default="1200,900", help="WIDTH,HEIGHT of the browser window")
+    ap.add_argument("--from-top", action="store_true", help="take the screenshot from the top of the page")
     args = ap.parse_args()
     if args.timeout <= 0:
         ap.error("--timeout must be positive")

@@ -424,6 +424,7 @@ TEST(ServeLimits, FullQueueIs503AndTimeLimitIs504) {
   test::TempDir dir;
   ServeOptions options = tiny_options(write_tiny_checkpoint(dir));
   options.queue.batch_wait_ms = 3000;
+  options.queue.batch_wait_always = true;
   options.queue.max_queued_sentences = 2;
   options.queue.search_workers = 1;
   options.limits.request_timeout_s = 1;
@@ -473,6 +474,7 @@ TEST(ServeLimits, AClientThatHangsUpFreesItsQueuedSentences) {
   test::TempDir dir;
   ServeOptions options = tiny_options(write_tiny_checkpoint(dir));
   options.queue.batch_wait_ms = 5000;  // without the watch, the sentences would wait 5 s
+  options.queue.batch_wait_always = true;
   options.queue.search_workers = 1;
   RunningServer server(options);
   post_and_hang_up(server.port(), R"({"text": "Luz. Tinieblas. Día."})");
@@ -490,7 +492,8 @@ TEST(ServeLimits, AClientThatHangsUpFreesItsQueuedSentences) {
 TEST(ServeStop, RequestsInFlightAreAnsweredThenServeReturns) {
   test::TempDir dir;
   ServeOptions options = tiny_options(write_tiny_checkpoint(dir));
-  options.queue.batch_wait_ms = 500;
+  options.queue.batch_wait_ms = 500;  // the request is still queued when stop() comes
+  options.queue.batch_wait_always = true;
   RunningServer server(options);
   int status = 0;
   std::thread in_flight([&] {
