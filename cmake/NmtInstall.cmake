@@ -13,7 +13,8 @@ install(TARGETS nmt EXPORT nmtTargets
 # Public headers: every header of the library but the internal logger (spdlog stays private) and
 # the drawing helpers (cairo stays private).
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/nmt/" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/nmt" COMPONENT dev
-  FILES_MATCHING PATTERN "*.h" PATTERN "log.h" EXCLUDE PATTERN "draw.h" EXCLUDE)
+  FILES_MATCHING PATTERN "*.h" PATTERN "log.h" EXCLUDE PATTERN "draw.h" EXCLUDE
+  PATTERN "serve" EXCLUDE)  # nmt-serve's library is the program's, not libnmt's (it names cpp-httplib, JSON)
 install(EXPORT nmtTargets NAMESPACE nmt:: DESTINATION "${NMT_INSTALL_CMAKEDIR}" COMPONENT dev)
 
 configure_package_config_file("${CMAKE_CURRENT_LIST_DIR}/nmtConfig.cmake.in"

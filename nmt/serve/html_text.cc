@@ -133,14 +133,18 @@ struct Tag {
 
 // The end (after '>') of the tag that starts at `i`, or npos. A quoted attribute value, which
 // begins after '=', may hold '>'.
+constexpr std::size_t kMaxTagBytes = 4096;
+
 std::size_t tag_end(std::string_view html, std::size_t i) {
   bool after_equals = false;
-  for (std::size_t k = i + 1; k < html.size(); ++k) {
+  // A tag longer than this is text: the bound keeps many unclosed tags linear, not quadratic.
+  const std::size_t end = std::min(html.size(), i + kMaxTagBytes);
+  for (std::size_t k = i + 1; k < end; ++k) {
     const char c = html[k];
     if (c == '>') return k + 1;
     if (after_equals && (c == '"' || c == '\'')) {
       k = html.find(c, k + 1);
-      if (k == npos) return npos;
+      if (k == npos || k >= end) return npos;
       after_equals = false;
     } else if (c == '=') {
       after_equals = true;

@@ -6,8 +6,8 @@
 //   * Markup: a start or end tag (`<` then an ASCII letter, or `</` then a letter, up to the
 //     first `>` outside a quoted attribute value), a comment `<!-- ... -->`, `<![CDATA[ ... ]]>`,
 //     and `<!...>` / `<?...>` (doctype, processing instructions). A comment or CDATA section with
-//     no end runs to the end of the input; any other `<` with no `>` after it (or not followed by
-//     a letter, `/`, `!` or `?`) is text.
+//     no end runs to the end of the input; any other `<` with no `>` after it within 4096 bytes
+//     (or not followed by a letter, `/`, `!` or `?`) is text.
 //   * Not translated, kept as markup: the contents of <script>, <style> (up to their end tag),
 //     <code> and <pre>, and of any element whose start tag has translate="no" or a class
 //     "notranslate". Nested elements of the same name are counted, so the first matching end tag

@@ -12,6 +12,17 @@ using nlohmann::json;
 
 namespace {
 
+// The most attention weights one answer may hold (each ~10 bytes of JSON): the page's use, a few
+// paragraphs with attention, is far below; 512 long sentences with n-best attention are not.
+constexpr std::int64_t kMaxAttentionWeights = 2000000;
+
+// A value as the client sent it, cut short for a message.
+std::string shown(const json& value) {
+  std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return text;
+}
+
 const json& field(const json& request, const char* name) {
   static const json missing;
   const auto found = request.find(name);
@@ -22,7 +33,7 @@ std::int64_t integer_field(const json& value, const std::string& name, std::int6
   if (!value.is_number_integer()) throw HttpError(400, name + ": must be an integer, got " + value.dump());
   if (value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(high)) {
     throw HttpError(400, name + ": must be in [" + std::to_string(low) + ", " + std::to_string(high) + "], got " +
-                             value.dump());
+                             shown(value));
   }
   const auto n = value.get<std::int64_t>();
   if (n < low || n > high) {
@@ -33,30 +44,35 @@ std::int64_t integer_field(const json& value, const std::string& name, std::int6
 }
 
 double number_field(const json& value, const std::string& name, double low, double high) {
-  if (!value.is_number()) throw HttpError(400, name + ": must be a number, got " + value.dump());
+  if (!value.is_number()) throw HttpError(400, name + ": must be a number, got " + shown(value));
   const double x = value.get<double>();
   if (!std::isfinite(x) || x < low || x > high) {
     throw HttpError(400, name + ": must be in [" + json(low).dump() + ", " + json(high).dump() + "], got " +
-                             value.dump());
+                             shown(value));
   }
   return x;
 }
 
 bool bool_field(const json& value, const std::string& name) {
-  if (!value.is_boolean()) throw HttpError(400, name + ": must be true or false, got " + value.dump());
+  if (!value.is_boolean()) throw HttpError(400, name + ": must be true or false, got " + shown(value));
   return value.get<bool>();
 }
 
 // A string or a list of strings, each valid UTF-8; `is_list` says which it was.
-std::vector<std::string> texts_field(const json& value, const std::string& name, bool* is_list) {
+std::vector<std::string> texts_field(const json& value, const std::string& name, std::int64_t max_texts,
+                                     bool* is_list) {
   std::vector<std::string> texts;
   *is_list = value.is_array();
+  if (value.is_array() && static_cast<std::int64_t>(value.size()) > max_texts) {
+    throw HttpError(413, std::to_string(value.size()) + " texts in one request, more than the limit of " +
+                             std::to_string(max_texts));
+  }
   if (value.is_string()) {
     texts.push_back(value.get<std::string>());
   } else if (value.is_array()) {
     for (std::size_t i = 0; i < value.size(); ++i) {
       if (!value[i].is_string()) {
-        throw HttpError(400, name + "[" + std::to_string(i) + "]: must be a string, got " + value[i].dump());
+        throw HttpError(400, name + "[" + std::to_string(i) + "]: must be a string, got " + shown(value[i]));
       }
       texts.push_back(value[i].get<std::string>());
     }
@@ -121,7 +137,7 @@ json translate_native(const json& request, ApiContext& context) {
   const ServeLimits& limits = context.options.limits;
   if (!request.contains("text")) throw HttpError(400, "text: missing (a string or a list of strings)");
   bool is_list = false;
-  const std::vector<std::string> texts = texts_field(request["text"], "text", &is_list);
+  const std::vector<std::string> texts = texts_field(request["text"], "text", limits.max_texts, &is_list);
 
   RequestSearch search;
   search.search = context.options.search;
@@ -139,18 +155,19 @@ json translate_native(const json& request, ApiContext& context) {
     try {
       s.length_penalty = enum_names(s.length_penalty).parse(v.get<std::string>());
     } catch (const ConfigError&) {
-      throw HttpError(400, "length_penalty: must be none, average or gnmt, got " + v.dump());
+      throw HttpError(400, "length_penalty: must be none, average or gnmt, got " + shown(v));
     }
   }
   if (request.contains("length_alpha")) s.length_alpha = number_field(request["length_alpha"], "length_alpha", 0, 10);
   if (request.contains("coverage_beta")) {
     s.coverage_beta = number_field(request["coverage_beta"], "coverage_beta", 0, 10);
   }
+  // A request may shorten the length limit, not lengthen it: the server's settings bound the work.
   if (request.contains("max_length_a")) {
-    s.max_length_a = number_field(request["max_length_a"], "max_length_a", 0, kMaxLengthA);
+    s.max_length_a = number_field(request["max_length_a"], "max_length_a", 0, context.options.search.max_length_a);
   }
   if (request.contains("max_length_b")) {
-    s.max_length_b = integer_field(request["max_length_b"], "max_length_b", 0, 1000);
+    s.max_length_b = integer_field(request["max_length_b"], "max_length_b", 0, context.options.search.max_length_b);
   }
   if (request.contains("min_length")) s.min_length = integer_field(request["min_length"], "min_length", 0, 1000);
   if (request.contains("no_repeat_ngram")) {
@@ -158,9 +175,25 @@ json translate_native(const json& request, ApiContext& context) {
   }
   if (request.contains("replace_unk")) search.replace_unknown = bool_field(request["replace_unk"], "replace_unk");
 
+  // Attention is one weight per target step and source piece: bound the answer before searching.
+  const auto check_attention_size = [&](const std::vector<std::string>& sentences) {
+    if (!attention) return;
+    const std::int64_t longest = context.options.queue.translate.max_source_length;
+    double weights = 0;
+    for (const std::string& sentence : sentences) {
+      const auto n = std::min<std::int64_t>(static_cast<std::int64_t>(context.source_tokenizer.encode(sentence).size()),
+                                            longest);
+      weights += static_cast<double>(s.n_best) * static_cast<double>(s.max_length(n) + 1) * static_cast<double>(n + 1);
+    }
+    if (weights > kMaxAttentionWeights) {
+      throw HttpError(413, "with attention, this request could return " + std::to_string(static_cast<long long>(weights)) +
+                               " weights, more than the limit of " + std::to_string(kMaxAttentionWeights) +
+                               ": ask for fewer or shorter texts, n_best 1, or no attention");
+    }
+  };
   const std::vector<TextResult> results =
       translate_texts(context.queue, texts, TextFormat::text, search, limits, context.deadline, context.client_gone,
-                      &context.sentences);
+                      &context.sentences, check_attention_size);
   json translations = json::array();
   for (const TextResult& result : results) {
     json sentences = json::array();
@@ -199,7 +232,7 @@ json translate_libretranslate(const json& request, ApiContext& context) {
   TextFormat format = TextFormat::text;
   const json& format_field = field(request, "format");
   if (!format_field.is_null()) {
-    const std::string name = format_field.is_string() ? format_field.get<std::string>() : format_field.dump();
+    const std::string name = format_field.is_string() ? format_field.get<std::string>() : shown(format_field);
     if (name == "html") {
       format = TextFormat::html;
     } else if (name != "text") {
@@ -209,18 +242,19 @@ json translate_libretranslate(const json& request, ApiContext& context) {
   std::int64_t alternatives = 0;
   const json& alternatives_field = field(request, "alternatives");
   if (!alternatives_field.is_null()) {
-    json value = alternatives_field;
-    if (value.is_string()) {  // a form body's value
-      const std::string text = value.get<std::string>();
+    const std::int64_t most = context.options.limits.max_alternatives;
+    if (alternatives_field.is_string()) {  // a form body's value
+      const std::string text = alternatives_field.get<std::string>();
       if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) {
-        throw HttpError(400, "Invalid request: alternatives must be an integer, got " + text);
+        throw HttpError(400, "Invalid request: alternatives must be an integer, got " + shown(alternatives_field));
       }
-      value = std::stoll(text);
+      alternatives = integer_field(json(std::stoll(text)), "alternatives", 0, most);
+    } else {
+      alternatives = integer_field(alternatives_field, "alternatives", 0, most);
     }
-    alternatives = integer_field(value, "alternatives", 0, context.options.limits.max_alternatives);
   }
   bool is_list = false;
-  const std::vector<std::string> texts = texts_field(q, "q", &is_list);
+  const std::vector<std::string> texts = texts_field(q, "q", context.options.limits.max_texts, &is_list);
 
   RequestSearch search;
   search.search = context.options.search;

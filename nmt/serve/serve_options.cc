@@ -38,6 +38,10 @@ void ServeOptions::validate() const {
                  std::to_string(search.beam_size));
   queue.validate();
   limits.validate();
+  require_option(limits.max_sentences <= queue.max_queued_sentences, "max-sentences",
+                 "<= max-queued-sentences (" + std::to_string(queue.max_queued_sentences) +
+                     "): a larger request could never be queued",
+                 std::to_string(limits.max_sentences));
 }
 
 }  // namespace nmt

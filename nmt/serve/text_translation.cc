@@ -50,7 +50,8 @@ std::string PreparedText::join(const std::vector<std::string>& translations) con
 std::vector<TextResult> translate_texts(TranslationQueue& queue, const std::vector<std::string>& texts,
                                         TextFormat format, const RequestSearch& search, const ServeLimits& limits,
                                         std::chrono::steady_clock::time_point deadline,
-                                        const std::function<bool()>& client_gone, std::size_t* sentence_count) {
+                                        const std::function<bool()>& client_gone, std::size_t* sentence_count,
+                                        const std::function<void(const std::vector<std::string>&)>& check) {
   if (static_cast<std::int64_t>(texts.size()) > limits.max_texts) {
     throw HttpError(413, std::to_string(texts.size()) + " texts in one request, more than the limit of " +
                              std::to_string(limits.max_texts));
@@ -71,6 +72,7 @@ std::vector<TextResult> translate_texts(TranslationQueue& queue, const std::vect
                              std::to_string(limits.max_sentences));
   }
   if (sentence_count) *sentence_count = sentences.size();
+  if (check) check(sentences);
 
   std::shared_ptr<TranslationTicket> ticket;
   try {

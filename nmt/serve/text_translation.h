@@ -59,11 +59,13 @@ struct TextResult {
 /// Checks the texts against the limits (413 naming the text), translates their sentences as one
 /// ticket and joins them. 503 when the queue is full or the server stops, 504 past `deadline`,
 /// 499 (no answer is sent) when `client_gone` says the client left, 400 for input the search
-/// refuses, 500 when the search fails.
+/// refuses, 500 when the search fails. `check`, when given, sees the sentences before they are queued
+/// (and may throw HttpError).
 std::vector<TextResult> translate_texts(TranslationQueue& queue, const std::vector<std::string>& texts,
                                         TextFormat format, const RequestSearch& search, const ServeLimits& limits,
                                         std::chrono::steady_clock::time_point deadline,
-                                        const std::function<bool()>& client_gone, std::size_t* sentence_count);
+                                        const std::function<bool()>& client_gone, std::size_t* sentence_count,
+                                        const std::function<void(const std::vector<std::string>&)>& check = nullptr);
 
 /// 400 naming `field` unless `text` is valid UTF-8 without NUL.
 void check_request_text(const std::string& text, const std::string& field);

@@ -215,11 +215,11 @@ void TranslationQueue::work() {
   for (;;) {
     Batch batch = take();
     if (batch.entries.empty()) return;
-    std::vector<std::string> texts;
-    texts.reserve(batch.entries.size());
-    for (const Entry& e : batch.entries) texts.push_back(e.ticket->sentences_[e.index]);
     const auto start = std::chrono::steady_clock::now();
-    try {
+    try {  // nothing may escape the thread: a failure fails the batch's tickets
+      std::vector<std::string> texts;
+      texts.reserve(batch.entries.size());
+      for (const Entry& e : batch.entries) texts.push_back(e.ticket->sentences_[e.index]);
       Translator& translator = translator_for(translators, *batch.search, batch.entries.front().key);
       std::vector<Translation> translations = translator.translate(texts);
       for (std::size_t i = 0; i < batch.entries.size(); ++i) {
@@ -235,7 +235,11 @@ void TranslationQueue::work() {
     }
     arrived_.notify_all();  // a worker waiting for company no longer waits behind this one
     if (on_batch_) {
-      on_batch_(batch.entries.size(), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      try {
+        on_batch_(batch.entries.size(), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      } catch (const std::exception& e) {
+        log().error("counting a batch failed: {}", first_line(e));
+      }
     }
   }
 }

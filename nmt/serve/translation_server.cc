@@ -7,11 +7,13 @@
 
 #include <atomic>
 #include <csignal>
+#include <mutex>
 #include <regex>
 #include <set>
 #include <thread>
 
 #include "nmt/core/allocator.h"
+#include "nmt/core/decimal_number.h"
 #include "nmt/core/device.h"
 #include "nmt/core/file_io.h"
 #include "nmt/core/log.h"
@@ -97,16 +99,32 @@ std::string route_of(const std::string& path) {
   return routes.count(path) ? path : "other";
 }
 
+// Set by the pre-routing handler, read by the handler and the logger (all on the connection's
+// thread). A request refused before routing (a malformed request line) has no arrival: 0 s.
 thread_local std::chrono::steady_clock::time_point request_arrival;
+thread_local bool request_arrived = false;
 
-// A JSON body, or 400: "WHAT is not valid UTF-8 (byte N)" / "WHAT is not valid JSON (byte N)".
+// Deeper JSON is refused while parsing: nlohmann's serializer and copies recurse once per level,
+// and a 200 KB body of nested arrays would overflow a thread's stack.
+constexpr int kMaxJsonDepth = 32;
+
+// A JSON body, or 400: "WHAT is not valid UTF-8 (byte N)", "... not valid JSON (byte N)", "... nested
+// deeper than 32 levels", "... holds a number out of range".
 json parse_json_body(const std::string& body, const std::string& what) {
   const std::size_t bad = find_invalid_utf8(body);
   if (bad != std::string::npos) throw HttpError(400, what + " is not valid UTF-8 (byte " + std::to_string(bad) + ")");
+  const json::parser_callback_t depth_check = [&what](int depth, json::parse_event_t, json&) {
+    if (depth > kMaxJsonDepth) {
+      throw HttpError(400, what + " is nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+    }
+    return true;
+  };
   try {
-    return json::parse(body);
+    return json::parse(body, depth_check);
   } catch (const json::parse_error& e) {
     throw HttpError(400, what + " is not valid JSON (byte " + std::to_string(e.byte) + ")");
+  } catch (const json::exception& e) {  // e.g. a number beyond a double's range
+    throw HttpError(400, what + " is not valid JSON: " + e.what());
   }
 }
 
@@ -122,6 +140,9 @@ struct TranslationServer::State {
   std::set<std::string> key_digests;
   httplib::Server http;
   int port = -1;
+  std::mutex run_mutex;          // guards the two flags below
+  bool stop_requested = false;   // stop() came: serve() must not start listening
+  bool listening = false;        // serve() is in (or about to enter) cpp-httplib's loop
 
   bool key_allowed(const httplib::Request& req, const json* body) const;
   void add_routes();
@@ -167,8 +188,29 @@ void TranslationServer::State::answer(const httplib::Request& req, httplib::Resp
 
 void TranslationServer::State::add_routes() {
   http.set_payload_max_length(options.limits.max_body_bytes);
-  http.set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
+  // Before the body is read: a body that is not announced by its length (chunked, or until the
+  // connection closes) or announced too large is refused unread, and the connection closed.
+  http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     request_arrival = std::chrono::steady_clock::now();
+    request_arrived = true;
+    if (req.method != "POST" && req.method != "PUT" && req.method != "PATCH") {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    const auto refuse = [&res](int status, const std::string& message) {
+      set_error(res, status, message);
+      res.set_header("Connection", "close");
+      return httplib::Server::HandlerResponse::Handled;
+    };
+    if (req.has_header("Transfer-Encoding")) {
+      return refuse(411, "send the body with a Content-Length (chunked bodies are not accepted)");
+    }
+    if (!req.has_header("Content-Length")) return refuse(411, "a " + req.method + " needs a Content-Length");
+    const std::string length = req.get_header_value("Content-Length");
+    const bool digits = !length.empty() && length.size() <= 18 && length.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits || std::stoull(length) > options.limits.max_body_bytes) {
+      return refuse(413, "the request body is larger than " + std::to_string(options.limits.max_body_bytes) +
+                             " bytes (--max-body-bytes)");
+    }
     return httplib::Server::HandlerResponse::Unhandled;
   });
   // LibreTranslate answers every origin (flask-cors defaults); so do we, preflight included.
@@ -186,8 +228,8 @@ void TranslationServer::State::add_routes() {
     if (!res.body.empty()) return;
     if (res.status == 404) {
       set_error(res, 404, "not found: " + req.method + " " + req.path);
-    } else if (res.status == 413) {
-      set_error(res, 413, "the request body is too large");
+    } else if (res.status == 413) {  // cpp-httplib's own limit: 8 KiB for urlencoded forms
+      set_error(res, 413, "the request body is too large (a form body may hold 8 KiB: send larger texts as JSON)");
     } else {
       set_error(res, res.status, "HTTP status " + std::to_string(res.status));
     }
@@ -204,10 +246,13 @@ void TranslationServer::State::add_routes() {
     set_error(res, 500, message);
   });
   http.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - request_arrival).count();
+    const double seconds =
+        request_arrived ? std::chrono::duration<double>(std::chrono::steady_clock::now() - request_arrival).count() : 0;
+    request_arrived = false;
     metrics.count_request(route_of(req.path), res.status, seconds);
-    log().info("{}:{} \"{} {}\" {} {} {:.1f} ms", req.remote_addr, req.remote_port, req.method, req.path, res.status,
-               res.body.size(), seconds * 1000);
+    // The path is the client's: control characters shown escaped, so no line of the log is forged.
+    log().info("{}:{} \"{} {}\" {} {} {:.1f} ms", req.remote_addr, req.remote_port, shown_text(req.method, 16),
+               shown_text(req.path, 200), res.status, res.body.size(), seconds * 1000);
   });
 
   const auto page = [](const httplib::Request&, httplib::Response& res) {
@@ -225,6 +270,12 @@ void TranslationServer::State::add_routes() {
     res.set_content(metrics.prometheus(queue->queued_sentences(), queue->worker_count()),
                     "text/plain; version=0.0.4; charset=utf-8");
   });
+  for (const char* route : {"/translate", "/v1/translate"}) {
+    http.Get(route, [](const httplib::Request& req, httplib::Response& res) {
+      set_error(res, 405, req.method + " " + req.path + ": use POST");
+      res.set_header("Allow", "POST, OPTIONS");
+    });
+  }
   http.Post("/v1/translate", [this](const httplib::Request& req, httplib::Response& res) {
     if (!key_allowed(req, nullptr)) return set_error(res, 403, "Invalid API key");
     answer(req, res, [&](ApiContext& context) {
@@ -249,7 +300,14 @@ void TranslationServer::State::add_routes() {
           body[key].push_back(value);
         }
       }
-      for (const auto& [key, file] : req.files) body[key] = file.content;
+      for (const auto& [key, file] : req.files) {
+        if (!body.contains(key)) {
+          body[key] = file.content;
+        } else {
+          if (!body[key].is_array()) body[key] = json::array({body[key]});
+          body[key].push_back(file.content);
+        }
+      }
     }
     if (!key_allowed(req, &body)) return set_error(res, 403, "Invalid API key");
     answer(req, res, [&](ApiContext& context) { return translate_libretranslate(body, context); });
@@ -359,11 +417,37 @@ TranslationServer::~TranslationServer() {
 int TranslationServer::port() const { return state_->port; }
 
 void TranslationServer::serve() {
-  state_->http.listen_after_bind();  // returns after stop(), once the handlers in flight are done
-  state_->queue->stop();
+  State& s = *state_;
+  {
+    const std::lock_guard<std::mutex> lock(s.run_mutex);
+    s.listening = !s.stop_requested;
+  }
+  if (s.listening) s.http.listen_after_bind();  // returns after stop(), once the handlers in flight are done
+  {
+    const std::lock_guard<std::mutex> lock(s.run_mutex);
+    s.listening = false;
+  }
+  s.queue->stop();
 }
 
-void TranslationServer::stop() { state_->http.stop(); }
+// cpp-httplib's stop() does nothing before its loop runs, so a stop() that comes while serve() is
+// starting waits for the loop (or for serve() to end) before asking it to end.
+void TranslationServer::stop() {
+  State& s = *state_;
+  {
+    const std::lock_guard<std::mutex> lock(s.run_mutex);
+    s.stop_requested = true;
+    if (!s.listening) return;
+  }
+  while (!s.http.is_running()) {
+    {
+      const std::lock_guard<std::mutex> lock(s.run_mutex);
+      if (!s.listening) return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  s.http.stop();
+}
 
 void run_server(const ServeOptions& options) {
   SignalGuard signals;

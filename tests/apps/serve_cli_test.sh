@@ -66,7 +66,7 @@ fi
 
 # A config file sets options as the command line does; the port in use is refused, one line.
 printf 'port = 0\nbeam-size = 3\nmax-beam = 6\nsource-language = "es"\ntarget-language = "en"\n' >"$work/serve.toml"
-if start_server "$work/serve.log" --config "$work/serve.toml" --batch-wait-ms 400 --batch-wait-always; then
+if start_server "$work/serve.log" --config "$work/serve.toml" --batch-wait-ms 3000 --batch-wait-always; then
   pass
   [[ $(request /v1/model) == *'"beam":3'* && $(request /languages) == *'"code":"es"'* ]] && pass ||
     fail "--config: $(request /v1/model | head -c 300)"
@@ -74,7 +74,10 @@ if start_server "$work/serve.log" --config "$work/serve.toml" --batch-wait-ms 40
   # SIGTERM with a request in flight: it is answered, then the server exits 0.
   request /v1/translate '{"text": "Y dijo Dios: Sea la luz."}' >"$work/in_flight.out" &
   client=$!
-  sleep 0.2
+  for _ in $(seq 100); do  # until the server holds it (it waits --batch-wait-ms for company)
+    request /metrics | grep -q '^nmt_serve_queue_sentences 1$' && break
+    sleep 0.05
+  done
   kill -TERM "$server_pid"
   wait "$client"
   [[ $(cut -d' ' -f1 "$work/in_flight.out") == 200 ]] && pass || fail "request in flight at SIGTERM: $(cat "$work/in_flight.out")"

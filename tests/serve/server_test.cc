@@ -81,6 +81,30 @@ class RunningServer {
   std::thread thread_;
 };
 
+// Sends `request` on a raw socket and returns what comes back until the server closes the
+// connection (or 10 s pass); with `first_only`, the first bytes that come.
+std::string raw_exchange(int port, const std::string& request, bool first_only = false) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return "no socket";
+  timeval timeout{10, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string answer;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+      send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size())) {
+    char buffer[4096];
+    for (ssize_t n; (n = recv(fd, buffer, sizeof buffer, 0)) > 0;) {
+      answer.append(buffer, static_cast<std::size_t>(n));
+      if (first_only) break;
+    }
+  }
+  close(fd);
+  return answer;
+}
+
 class Serve : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -229,7 +253,6 @@ TEST_F(Serve, ConcurrentRequestsGetTheTranslationsTheyGetAlone) {
   // The batches were shared: some search took more than one sentence.
   auto metrics = server_->client().Get("/metrics");
   ASSERT_TRUE(metrics);
-  EXPECT_NE(metrics->body.find("nmt_serve_batch_sentences_bucket{le=\"1\"}"), std::string::npos);
   const auto count_of = [&](const std::string& name) {
     const std::size_t at = metrics->body.find("\n" + name + " ");
     return at == std::string::npos ? -1.0 : std::stod(metrics->body.substr(at + name.size() + 2));
@@ -272,7 +295,7 @@ TEST_F(Serve, NativeRequestErrorsNameTheField) {
   std::string many;
   for (int i = 0; i < 13; ++i) many += "Luz. ";
   EXPECT_NE(error_of("/v1/translate", json({{"text", many}}).dump(), 413).find("13 sentences"), std::string::npos);
-  EXPECT_NE(error_of("/v1/translate", json({{"text", std::string(9000, 'a')}}).dump(), 413).find("too large"),
+  EXPECT_NE(error_of("/v1/translate", json({{"text", std::string(9000, 'a')}}).dump(), 413).find("--max-body-bytes"),
             std::string::npos);
   // Unknown paths and methods: JSON errors too.
   auto missing = server_->client().Get("/v2/translate");
@@ -280,6 +303,44 @@ TEST_F(Serve, NativeRequestErrorsNameTheField) {
   EXPECT_EQ(missing->status, 404);
   EXPECT_NE(json::parse(missing->body)["error"].get<std::string>().find("/v2/translate"), std::string::npos);
   // The server is still there.
+  EXPECT_EQ(post_json("/v1/translate", {{"text", "luz"}}, 200)["translations"].size(), 1u);
+}
+
+// What a hostile client can send within the size limits: deep nesting (nlohmann's serializer
+// recurses per level), numbers beyond a double, bodies without a length or with a huge one,
+// attention for too much, lengths beyond the server's.
+TEST_F(Serve, HostileBodiesAreRefusedAndTheServerStays) {
+  const std::string deep = std::string(3000, '[') + std::string(3000, ']');
+  EXPECT_NE(error_of("/v1/translate", "{\"text\": \"a\", \"beam\": " + deep + "}", 400).find("nested deeper than 32"),
+            std::string::npos);
+  EXPECT_NE(error_of("/translate", "{\"q\": \"a\", \"source\": \"es\", \"target\": \"en\", \"alternatives\": " + deep + "}",
+                     400).find("nested deeper than 32"),
+            std::string::npos);
+  EXPECT_NE(error_of("/v1/translate", R"({"text": "a", "beam": 1e400})", 400).find("not valid JSON"), std::string::npos);
+  EXPECT_NE(error_of("/translate", R"({"q": "a", "source": "es", "target": "en", "alternatives": 1e400})", 400)
+                .find("not valid JSON"),
+            std::string::npos);
+  // A chunked body, a POST without a length, and a huge announced length: refused unread.
+  const std::string chunked = raw_exchange(
+      server_->port(), "POST /v1/translate HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n");
+  EXPECT_EQ(chunked.rfind("HTTP/1.1 411", 0), 0u) << chunked;
+  const std::string no_length = raw_exchange(server_->port(), "POST /translate HTTP/1.1\r\nHost: x\r\n\r\n{}");
+  EXPECT_EQ(no_length.rfind("HTTP/1.1 411", 0), 0u) << no_length;
+  const auto start = std::chrono::steady_clock::now();
+  const std::string huge = raw_exchange(
+      server_->port(), "POST /v1/translate HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000000000\r\n\r\n{\"text\"",
+      /*first_only=*/true);
+  EXPECT_EQ(huge.rfind("HTTP/1.1 413", 0), 0u) << huge;
+  EXPECT_NE(huge.find("--max-body-bytes"), std::string::npos) << huge;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5)) << "the body was waited for";
+  // GET where POST is meant: 405 with Allow.
+  auto get = server_->client().Get("/translate");
+  ASSERT_TRUE(get);
+  EXPECT_EQ(get->status, 405);
+  EXPECT_EQ(get->get_header_value("Allow"), "POST, OPTIONS");
+  // A request may shorten the length limit, not lengthen it.
+  EXPECT_NE(error_of("/v1/translate", R"({"text": "a", "max_length_b": 9})", 400).find("max_length_b: must be in [0, 8]"),
+            std::string::npos);
   EXPECT_EQ(post_json("/v1/translate", {{"text", "luz"}}, 200)["translations"].size(), 1u);
 }
 
@@ -323,6 +384,17 @@ TEST_F(Serve, LibreTranslateFormBodiesAndAlternatives) {
   auto multipart = client.Post("/translate", items);
   ASSERT_TRUE(multipart);
   EXPECT_EQ(multipart->status, 200) << multipart->body;
+  // A key given twice is a list, in both kinds of form.
+  auto twice = client.Post("/translate", "q=Luz.&q=D%C3%ADa.&source=es&target=en", "application/x-www-form-urlencoded");
+  ASSERT_TRUE(twice);
+  ASSERT_EQ(twice->status, 200) << twice->body;
+  EXPECT_EQ(json::parse(twice->body)["translatedText"].size(), 2u);
+  httplib::MultipartFormDataItems two{{"q", "Luz.", "", ""}, {"q", "Día.", "", ""}, {"source", "es", "", ""},
+                                      {"target", "en", "", ""}};
+  auto twice_multipart = client.Post("/translate", two);
+  ASSERT_TRUE(twice_multipart);
+  ASSERT_EQ(twice_multipart->status, 200) << twice_multipart->body;
+  EXPECT_EQ(json::parse(twice_multipart->body)["translatedText"].size(), 2u);
 }
 
 TEST_F(Serve, LibreTranslateErrorsAndCors) {
@@ -420,23 +492,37 @@ TEST(ServeKeys, AnEmptyOrMissingKeysFileIsRefusedAtStart) {
 // A queue that holds at most two sentences and a batch that waits 3 s for company: a request that
 // does not fit is refused at once (503), one that waits past its time limit gets 504, and its
 // sentences leave the queue.
+double queued_sentences(RunningServer& server);
+
+// Waits (at most 20 s) until `count` sentences are queued; false if they never are.
+bool wait_for_queue(RunningServer& server, double count) {
+  const auto start = std::chrono::steady_clock::now();
+  while (queued_sentences(server) != count) {
+    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(20)) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
 TEST(ServeLimits, FullQueueIs503AndTimeLimitIs504) {
   test::TempDir dir;
   ServeOptions options = tiny_options(write_tiny_checkpoint(dir));
-  options.queue.batch_wait_ms = 3000;
+  options.queue.batch_wait_ms = 10000;
   options.queue.batch_wait_always = true;
-  options.queue.max_queued_sentences = 2;
+  options.queue.max_queued_sentences = 12;
   options.queue.search_workers = 1;
-  options.limits.request_timeout_s = 1;
+  options.limits.request_timeout_s = 3;
   RunningServer server(options);
   std::thread waiting([&] {
-    auto response = server.client().Post("/v1/translate", R"({"text": "Luz. Tinieblas."})", "application/json");
+    auto response = server.client().Post(
+        "/v1/translate", R"({"text": "Luz. Tinieblas. Día. Noche. Tarde. Mañana. Cielo. Tierra. Mar. Sol. Luna."})",
+        "application/json");
     ASSERT_TRUE(response);
     EXPECT_EQ(response->status, 504);
     EXPECT_NE(json::parse(response->body)["error"].get<std::string>().find("time limit"), std::string::npos);
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  auto refused = server.client().Post("/v1/translate", R"({"text": "Día."})", "application/json");
+  ASSERT_TRUE(wait_for_queue(server, 11));
+  auto refused = server.client().Post("/v1/translate", R"({"text": "Día. Noche."})", "application/json");
   ASSERT_TRUE(refused);
   EXPECT_EQ(refused->status, 503);
   EXPECT_NE(json::parse(refused->body)["error"].get<std::string>().find("queue is full"), std::string::npos);
@@ -446,8 +532,32 @@ TEST(ServeLimits, FullQueueIs503AndTimeLimitIs504) {
   EXPECT_NE(metrics->body.find("nmt_serve_queue_sentences 0"), std::string::npos) << "the timed-out request left the queue";
 }
 
-// Sends a request on a raw socket and closes it without reading the answer.
-void post_and_hang_up(int port, const std::string& body) {
+// With the default limits, long sentences with n-best attention could answer gigabytes: refused
+// (413) before anything is searched, from the sentences' lengths and the length limit.
+TEST(ServeLimits, AttentionIsBoundedBeforeTheSearch) {
+  test::TempDir dir;
+  ServeOptions options;
+  options.checkpoints = {write_tiny_checkpoint(dir)};
+  options.port = 0;
+  RunningServer server(options);
+  std::string sentence;
+  while (sentence.size() < 900) sentence += "y dijo Dios sea la luz y fue la luz y vio Dios que la luz era buena ";
+  sentence = "Y" + sentence.substr(1, sentence.size() - 2) + ". ";
+  const std::string text = sentence + sentence + sentence + sentence + sentence;
+  const auto start = std::chrono::steady_clock::now();
+  auto response = server.client().Post(
+      "/v1/translate", json({{"text", {text, text}}, {"attention", true}, {"n_best", 2}, {"beam", 2}}).dump(),
+      "application/json");
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->status, 413) << response->body;
+  EXPECT_NE(response->body.find("weights, more than the limit of 2000000"), std::string::npos) << response->body;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5)) << "searched before refusing";
+}
+
+// Sends a request on a raw socket and closes it, without reading the answer, once the server
+// has queued `sentences` of it.
+void post_and_hang_up(RunningServer& server, const std::string& body, double sentences) {
+  const int port = server.port();
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   ASSERT_GE(fd, 0);
   sockaddr_in address{};
@@ -458,7 +568,7 @@ void post_and_hang_up(int port, const std::string& body) {
   const std::string request = "POST /v1/translate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                               "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
   ASSERT_EQ(send(fd, request.data(), request.size(), 0), static_cast<ssize_t>(request.size()));
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // it is queued
+  EXPECT_TRUE(wait_for_queue(server, sentences));
   close(fd);
 }
 
@@ -473,26 +583,27 @@ double queued_sentences(RunningServer& server) {
 TEST(ServeLimits, AClientThatHangsUpFreesItsQueuedSentences) {
   test::TempDir dir;
   ServeOptions options = tiny_options(write_tiny_checkpoint(dir));
-  options.queue.batch_wait_ms = 5000;  // without the watch, the sentences would wait 5 s
+  options.queue.batch_wait_ms = 10000;  // without the watch, the sentences would wait 10 s
   options.queue.batch_wait_always = true;
   options.queue.search_workers = 1;
   RunningServer server(options);
-  post_and_hang_up(server.port(), R"({"text": "Luz. Tinieblas. Día."})");
+  post_and_hang_up(server, R"({"text": "Luz. Tinieblas. Día."})", 3);
   const auto start = std::chrono::steady_clock::now();
-  while (queued_sentences(server) != 0 && std::chrono::steady_clock::now() - start < std::chrono::seconds(3)) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(wait_for_queue(server, 0));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(8));
+  std::string metrics;
+  while (metrics.find("code=\"499\"") == std::string::npos &&
+         std::chrono::steady_clock::now() - start < std::chrono::seconds(20)) {  // the log line comes after
+    auto answer = server.client().Get("/metrics");
+    metrics = answer ? answer->body : "";
   }
-  EXPECT_EQ(queued_sentences(server), 0);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1500));
-  auto metrics = server.client().Get("/metrics");
-  ASSERT_TRUE(metrics);
-  EXPECT_NE(metrics->body.find("code=\"499\""), std::string::npos) << metrics->body;
+  EXPECT_NE(metrics.find("code=\"499\""), std::string::npos) << metrics;
 }
 
 TEST(ServeStop, RequestsInFlightAreAnsweredThenServeReturns) {
   test::TempDir dir;
   ServeOptions options = tiny_options(write_tiny_checkpoint(dir));
-  options.queue.batch_wait_ms = 500;  // the request is still queued when stop() comes
+  options.queue.batch_wait_ms = 2000;  // the request is still queued when stop() comes
   options.queue.batch_wait_always = true;
   RunningServer server(options);
   int status = 0;
@@ -500,13 +611,30 @@ TEST(ServeStop, RequestsInFlightAreAnsweredThenServeReturns) {
     auto response = server.client().Post("/v1/translate", R"({"text": "Y dijo Dios: Sea la luz."})", "application/json");
     status = response ? response->status : -1;
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  ASSERT_TRUE(wait_for_queue(server, 1));
   server.stop();  // returns once serve() has: the request had its answer first
   in_flight.join();
   EXPECT_EQ(status, 200);
   httplib::Client late("127.0.0.1", server.port());
   late.set_connection_timeout(1, 0);
   EXPECT_FALSE(late.Get("/health")) << "still accepting connections after stop()";
+}
+
+// stop() before serve() has started listening (cpp-httplib's own stop() would be lost then, and
+// serve() would never return), and at once after.
+TEST(ServeStop, AStopBeforeOrAsServeStartsIsNotLost) {
+  test::TempDir dir;
+  const ServeOptions options = tiny_options(write_tiny_checkpoint(dir));
+  {
+    TranslationServer server(options);
+    server.stop();
+    server.serve();  // returns at once
+  }
+  for (int i = 0; i < 5; ++i) {
+    RunningServer server(options);
+    server.stop();  // races with serve() starting on its thread; must not hang
+  }
+  SUCCEED();
 }
 
 TEST(ServeOptionsCheck, BadOptionsAreRefusedNamingThem) {
@@ -521,6 +649,9 @@ TEST(ServeOptionsCheck, BadOptionsAreRefusedNamingThem) {
   o = good;
   o.limits.max_alternatives = 4;
   EXPECT_THROW_WITH(TranslationServer server(o), ConfigError, "max-alternatives");
+  o = good;
+  o.queue.max_queued_sentences = 8;  // below max-sentences 12: a large request could never be queued
+  EXPECT_THROW_WITH(TranslationServer server(o), ConfigError, "max-sentences", "max-queued-sentences");
   o = good;
   o.queue.batch_wait_ms = -1;
   EXPECT_THROW_WITH(TranslationServer server(o), ConfigError, "batch-wait-ms");
