@@ -268,7 +268,9 @@ class FragmentParser {
     const bool opens = !tag.closing && !tag.self_closing && !is_void_element(tag.name);
     if (opens && (tag.name == "script" || tag.name == "style")) return raw_text_end(html_, end, tag.name);
     if (skipped_.empty()) {
-      static const char* const kCode[] = {"code", "pre"};
+      // <a>: in what Mastodon sends, links hold mentions (@user), hashtags and URLs, none of
+      // which is text to translate.
+      static const char* const kCode[] = {"code", "pre", "a"};
       if (opens && (tag.no_translate || is_one_of(tag.name, kCode))) {
         skipped_ = tag.name;
         depth_ = 1;

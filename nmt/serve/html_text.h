@@ -9,7 +9,8 @@
 //     no end runs to the end of the input; any other `<` with no `>` after it within 4096 bytes
 //     (or not followed by a letter, `/`, `!` or `?`) is text.
 //   * Not translated, kept as markup: the contents of <script>, <style> (up to their end tag),
-//     <code> and <pre>, and of any element whose start tag has translate="no" or a class
+//     <code>, <pre> and <a> (in Mastodon's HTML, links hold mentions, hashtags and URLs), and of
+//     any element whose start tag has translate="no" or a class
 //     "notranslate". Nested elements of the same name are counted, so the first matching end tag
 //     is not taken for the end. Void elements (<br>, <img>, <hr>, ...) and self-closing tags
 //     (`/>`) open nothing. Tag and attribute names are case-insensitive.
@@ -26,7 +27,8 @@
 //     " Hello ").
 //
 // Known limitation: inline markup cuts a sentence into fragments translated apart ("Hola
-// <b>mundo</b>" translates "Hola" and "mundo" separately); the tags are kept exactly instead.
+// <b>mundo</b>" translates "Hola" and "mundo" separately, and a model trained on whole sentences
+// may translate a fragment as nothing); the tags are kept exactly instead.
 #pragma once
 
 #include <string>

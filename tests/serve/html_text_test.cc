@@ -61,15 +61,16 @@ void expect_round_trip(const std::string& html) {
 TEST(HtmlText, MastodonTootTranslatesItsTextRunsOnly) {
   const std::vector<HtmlPiece> pieces = parse_html_fragment(kToot);
   EXPECT_EQ(concat_raw(pieces), kToot);
-  EXPECT_EQ(html_texts(pieces), (Texts{"Hola", "@", "ana", ", ¿cómo estás?", "Adiós & gracias"}));
+  // The mention (a link) is not text to translate.
+  EXPECT_EQ(html_texts(pieces), (Texts{"Hola", ", ¿cómo estás?", "Adiós & gracias"}));
   std::vector<std::string> markup;
   for (const HtmlPiece& piece : pieces) {
     if (!piece.is_text) markup.push_back(piece.raw);
   }
-  EXPECT_EQ(markup, (Texts{"<p>", "<span class=\"h-card\">", "<a href=\"https://x/@ana\" class=\"u-url mention\">",
-                           "<span>", "</span>", "</a>", "</span>", "</p>", "<p>", "</p>"}));
+  EXPECT_EQ(markup, (Texts{"<p>", "<span class=\"h-card\">", "<a href=\"https://x/@ana\" class=\"u-url mention\">", "@",
+                           "<span>", "ana", "</span>", "</a>", "</span>", "</p>", "<p>", "</p>"}));
   EXPECT_EQ(rebuild_html(pieces, html_texts(pieces)), kToot);  // escaping gives "&amp;" back
-  EXPECT_EQ(rebuild_html(pieces, {"Hello", "@", "ana", ", how are you?", "Bye & thanks"}),
+  EXPECT_EQ(rebuild_html(pieces, {"Hello", ", how are you?", "Bye & thanks"}),
             "<p>Hello <span class=\"h-card\"><a href=\"https://x/@ana\" class=\"u-url mention\">@<span>ana</span>"
             "</a></span>, how are you?</p><p>Bye &amp; thanks</p>");
 }
@@ -134,12 +135,14 @@ TEST(HtmlText, UnterminatedTagsAndLoneAngleBracketsAreText) {
 }
 
 TEST(HtmlText, QuotedAttributeValuesMayHoldAngleBrackets) {
-  const std::vector<HtmlPiece> pieces = parse_html_fragment("<a title=\"a > b\" data-x='<p>'>enlace</a>");
+  const std::vector<HtmlPiece> pieces = parse_html_fragment("<b title=\"a > b\" data-x='<p>'>enlace</b>");
   ASSERT_EQ(pieces.size(), 3u);
-  EXPECT_EQ(pieces[0].raw, "<a title=\"a > b\" data-x='<p>'>");
+  EXPECT_EQ(pieces[0].raw, "<b title=\"a > b\" data-x='<p>'>");
   EXPECT_EQ(pieces[1].text, "enlace");
   // A quote that does not follow '=' begins no value.
-  EXPECT_EQ(texts("<a b\"c>x</a>\"d"), (Texts{"x", "\"d"}));
+  EXPECT_EQ(texts("<b b\"c>x</b>\"d"), (Texts{"x", "\"d"}));
+  // A link's text is not translated (mentions, hashtags, URLs), whatever its attributes hold.
+  EXPECT_EQ(texts("<a title=\"a > b\">enlace</a> y más"), (Texts{"y más"}));
 }
 
 TEST(HtmlText, CommentsDoctypeAndCdataAreMarkup) {
