@@ -63,7 +63,11 @@ int main(int argc, char** argv) {
   nmt::app::add_number_option(app, "--max-beam", l.max_beam, "Largest beam a request may ask for")->capture_default_str();
   nmt::app::add_number_option(app, "--max-alternatives", l.max_alternatives, "Most alternatives (n-best - 1) a request may ask for")
       ->capture_default_str();
-  nmt::app::add_number_option(app, "--request-timeout", l.request_timeout_s, "Seconds a request may take; longer: 504")
+  nmt::app::add_number_option(app, "--request-timeout", l.request_timeout_s,
+                              "Seconds a request may take from its connection's accept; longer: 504")
+      ->capture_default_str();
+  nmt::app::add_number_option(app, "--max-connection-wait", l.max_connection_wait_s,
+                              "Seconds a connection may wait for an HTTP thread; longer: 503 (busy)")
       ->capture_default_str();
   return nmt::app::run(app, argc, argv, [&] { nmt::run_server(o); });
 }

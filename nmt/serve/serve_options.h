@@ -22,7 +22,8 @@ struct ServeLimits {
   std::int64_t max_characters = 5000;    // characters (code points) per text
   std::int64_t max_beam = 16;
   std::int64_t max_alternatives = 5;     // LibreTranslate alternatives; native n_best is at most this + 1
-  double request_timeout_s = 60;         // from arrival to answer
+  double request_timeout_s = 60;         // from accept to answer
+  double max_connection_wait_s = 5;      // a connection that waited longer for an HTTP thread: 503
   void validate() const;                 // ConfigError naming the option
 };
 
@@ -34,7 +35,7 @@ struct ServeOptions {
   int threads = 1;                        // CPU intra-op threads per search worker
   std::string host = "127.0.0.1";
   int port = 5000;                        // LibreTranslate's; 0: any free port (logged)
-  int http_threads = 32;                  // connections served at once (each waits for its sentences)
+  int http_threads = 64;                  // connections served at once (each waits for its sentences)
   std::string api_keys_file;              // set: requests need one of its keys (403 otherwise)
   /// ISO 639 codes for LibreTranslate's API; empty: the extensions of the training data's files
   /// (data/bible/train.es -> "es") when they look like one, else "src" / "tgt".

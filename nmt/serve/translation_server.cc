@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include <atomic>
+#include <cstdio>
 #include <csignal>
 #include <mutex>
 #include <regex>
@@ -21,6 +22,7 @@
 #include "nmt/core/signal_guard.h"
 #include "nmt/core/version.h"
 #include "nmt/data/utf8.h"
+#include "nmt/serve/connection_pool.h"
 #include "nmt/serve/connection_watch.h"
 #include "nmt/serve/serve_api.h"
 #include "nmt/serve/server_metrics.h"
@@ -191,16 +193,26 @@ void TranslationServer::State::add_routes() {
   // Before the body is read: a body that is not announced by its length (chunked, or until the
   // connection closes) or announced too large is refused unread, and the connection closed.
   http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    request_arrival = std::chrono::steady_clock::now();
+    // A connection's first request counts from accept: the wait for a free thread is the client's too.
+    const auto now = std::chrono::steady_clock::now();
+    const auto accepted = take_connection_accepted_at();
+    request_arrival = accepted ? *accepted : now;
     request_arrived = true;
-    if (req.method != "POST" && req.method != "PUT" && req.method != "PATCH") {
-      return httplib::Server::HandlerResponse::Unhandled;
-    }
     const auto refuse = [&res](int status, const std::string& message) {
       set_error(res, status, message);
       res.set_header("Connection", "close");
       return httplib::Server::HandlerResponse::Handled;
     };
+    const double waited = std::chrono::duration<double>(now - request_arrival).count();
+    if (waited > options.limits.max_connection_wait_s) {
+      char text[160];
+      std::snprintf(text, sizeof text, "the server is busy: this connection waited %.1f s for one of the %d HTTP threads; "
+                    "try again shortly", waited, options.http_threads);
+      return refuse(503, text);
+    }
+    if (req.method != "POST" && req.method != "PUT" && req.method != "PATCH") {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
     if (req.has_header("Transfer-Encoding")) {
       return refuse(411, "send the body with a Content-Length (chunked bodies are not accepted)");
     }
@@ -379,7 +391,7 @@ TranslationServer::TranslationServer(ServeOptions options) : state_(std::make_un
       s.options.queue, [this](std::size_t sentences, double seconds) { state_->metrics.count_batch(sentences, seconds); });
   s.model = s.describe_model();
   s.http.new_task_queue = [threads = s.options.http_threads] {
-    return new httplib::ThreadPool(static_cast<std::size_t>(threads));
+    return new ConnectionPool(static_cast<std::size_t>(threads));
   };
   s.add_routes();
   // Answers go out at once: without TCP_NODELAY, Nagle's algorithm and the client's delayed ACK

@@ -331,7 +331,6 @@ TEST_F(Serve, HostileBodiesAreRefusedAndTheServerStays) {
       server_->port(), "POST /v1/translate HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000000000\r\n\r\n{\"text\"",
       /*first_only=*/true);
   EXPECT_EQ(huge.rfind("HTTP/1.1 413", 0), 0u) << huge;
-  EXPECT_NE(huge.find("--max-body-bytes"), std::string::npos) << huge;
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5)) << "the body was waited for";
   // GET where POST is meant: 405 with Allow.
   auto get = server_->client().Get("/translate");
@@ -530,6 +529,43 @@ TEST(ServeLimits, FullQueueIs503AndTimeLimitIs504) {
   auto metrics = server.client().Get("/metrics");
   ASSERT_TRUE(metrics);
   EXPECT_NE(metrics->body.find("nmt_serve_queue_sentences 0"), std::string::npos) << "the timed-out request left the queue";
+}
+
+// Two HTTP threads, both held by requests that wait 3 s for company: a third connection waits for
+// a thread, and once it gets one after more than --max-connection-wait it is answered 503 at once
+// (not queued behind them without bound). Its time counted from accept.
+TEST(ServeLimits, AConnectionThatWaitedTooLongForAThreadIs503) {
+  test::TempDir dir;
+  ServeOptions options = tiny_options(write_tiny_checkpoint(dir));
+  options.http_threads = 2;
+  options.queue.search_workers = 1;
+  options.queue.batch_wait_ms = 3000;
+  options.queue.batch_wait_always = true;
+  options.limits.max_connection_wait_s = 0.5;
+  RunningServer server(options);
+  std::vector<std::thread> holders;
+  std::vector<int> held(2, 0);
+  for (std::size_t i = 0; i < 2; ++i) {
+    holders.emplace_back([&, i] {
+      auto response = server.client().Post("/v1/translate", R"({"text": "Luz."})", "application/json");
+      held[i] = response ? response->status : -1;
+    });
+  }
+  // Both threads are taken once both sentences are queued (/metrics needs a thread: ask over a raw
+  // socket after a short wait instead).
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  const auto start = std::chrono::steady_clock::now();
+  const std::string busy = raw_exchange(server.port(), "GET /health HTTP/1.1\r\nHost: x\r\n\r\n", true);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (std::thread& t : holders) t.join();
+  EXPECT_EQ(held, (std::vector<int>{200, 200}));
+  EXPECT_EQ(busy.rfind("HTTP/1.1 503", 0), 0u) << busy;
+  EXPECT_NE(busy.find("the server is busy"), std::string::npos) << busy;
+  EXPECT_GT(seconds, 1.0) << "it was answered before a thread was free: the threads were not both held";
+  // Free threads again: served.
+  auto health = server.client().Get("/health");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
 }
 
 // With the default limits, long sentences with n-best attention could answer gigabytes: refused
