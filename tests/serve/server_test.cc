@@ -322,9 +322,11 @@ TEST_F(Serve, HostileBodiesAreRefusedAndTheServerStays) {
             std::string::npos);
   // A chunked body, a POST without a length, and a huge announced length: refused unread.
   const std::string chunked = raw_exchange(
-      server_->port(), "POST /v1/translate HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n");
+      server_->port(), "POST /v1/translate HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n",
+      /*first_only=*/true);
   EXPECT_EQ(chunked.rfind("HTTP/1.1 411", 0), 0u) << chunked;
-  const std::string no_length = raw_exchange(server_->port(), "POST /translate HTTP/1.1\r\nHost: x\r\n\r\n{}");
+  const std::string no_length =
+      raw_exchange(server_->port(), "POST /translate HTTP/1.1\r\nHost: x\r\n\r\n{}", /*first_only=*/true);
   EXPECT_EQ(no_length.rfind("HTTP/1.1 411", 0), 0u) << no_length;
   const auto start = std::chrono::steady_clock::now();
   const std::string huge = raw_exchange(
