@@ -365,7 +365,22 @@ TEST_F(Serve, LibreTranslateAsMastodonSendsIt) {
   EXPECT_FALSE(answer.contains("alternatives"));
 }
 
-// Weblate's LibreTranslate machinery (weblate/machinery/libretranslate.py) posts a form.
+// Weblate's LibreTranslate machinery (weblate/machinery/libretranslate.py, the batch version)
+// posts JSON: api_key, q a list of the units' texts, source, target; it reads translatedText[i].
+TEST_F(Serve, LibreTranslateAsWeblateSendsIt) {
+  const json answer = post_json("/translate",
+                                {{"api_key", ""},
+                                 {"q", {"Y dijo Dios: Sea la luz.", "Y vió Dios que la luz era buena."}},
+                                 {"source", "es"},
+                                 {"target", "en"}},
+                                200);
+  ASSERT_TRUE(answer["translatedText"].is_array());
+  ASSERT_EQ(answer["translatedText"].size(), 2u);
+  EXPECT_TRUE(answer["translatedText"][1].is_string());
+  EXPECT_FALSE(answer.contains("detectedLanguage"));
+}
+
+// Form bodies (curl -d, older clients): urlencoded and multipart, as LibreTranslate accepts them.
 TEST_F(Serve, LibreTranslateFormBodiesAndAlternatives) {
   auto client = server_->client();
   httplib::Params form{{"q", "Y vió Dios que la luz era buena."}, {"source", "es"}, {"target", "en"},
