@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Data-parallel training throughput on this machine: nmt-train with the reference configuration
-# (configs/bible-es-en.toml, dropout and all) as one process and as a group of ranks, alternating
+# (configs/bible-es-en-bahdanau.toml, dropout and all) as one process and as a group of ranks, alternating
 # in one sitting, then the same single-process settings with one other busy process on the machine
 # (the load experiment of docs/distributed.md, "Threads"). Throughput is target tokens per second
 # between step --warmup and the last step, read from each run's metrics.jsonl (start-up and the
@@ -52,7 +52,7 @@ run() {
   local name=$1 steps=$2 first_timed=$3
   shift 3
   rm -rf "$out/$name"
-  "$train" --config "$root/configs/bible-es-en.toml" --run-dir "$out/$name" --data.dev-source "$out/dev.es" \
+  "$train" --config "$root/configs/bible-es-en-bahdanau.toml" --run-dir "$out/$name" --data.dev-source "$out/dev.es" \
     --data.dev-target "$out/dev.en" --train.max-steps "$steps" --train.log-every 1 --valid.every 0 \
     --checkpoint.every 0 --log-level warn "$@" 2>"$out/$name.err" || { cat "$out/$name.err" >&2; fail "$name failed"; }
   python3 - "$out/$name/metrics.jsonl" "$first_timed" <<'EOF'

@@ -10,7 +10,7 @@
 #                               [--data-dir DIR] [--out DIR] [--tolerance X] [--profile]
 #   --steps N       optimizer steps on the first N batches of epoch 0 (default 30)
 #   --warmup K      leading steps excluded from the timing, not from the loss curve (default 2)
-#   --max-tokens T  batch budget, padding included (default 2000, as configs/bible-es-en.toml)
+#   --max-tokens T  batch budget, padding included (default 2000, as configs/bible-es-en-bahdanau.toml)
 #   --seed S        initial weights and batch order (default 1)
 #   --data-dir DIR  the Bible corpus with train.es, train.en, spm.model (default data/bible; the
 #                   corpus from scripts/quickstart.sh, spm.model the reference model's 8000 pieces)

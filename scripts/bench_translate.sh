@@ -7,7 +7,7 @@
 #
 # Usage: scripts/bench_translate.sh [--model PT] [--spm MODEL] [--source FILE] [--reference FILE]
 #                                   [--lines N] [--beam K] [--out DIR]
-#   --model PT        checkpoint (default runs/bible-es-en/best.pt, the reference run)
+#   --model PT        checkpoint (default runs/bible-es-en-bahdanau/best.pt, configs/bible-es-en-bahdanau.toml)
 #   --spm MODEL       its SentencePiece model, for the Python side's ids (default data/bible/spm.model)
 #   --source FILE     sentences to translate (default data/bible/test.es)
 #   --reference FILE  their reference translations, for BLEU (default data/bible/test.en)
@@ -19,7 +19,7 @@
 # Run it on an otherwise idle machine.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-model=$root/runs/bible-es-en/best.pt spm=$root/data/bible/spm.model
+model=$root/runs/bible-es-en-bahdanau/best.pt spm=$root/data/bible/spm.model
 source=$root/data/bible/test.es reference=$root/data/bible/test.en lines=0 beam=5 out=""
 while [[ $# -gt 0 ]]; do
   case $1 in

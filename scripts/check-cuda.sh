@@ -140,7 +140,7 @@ done
 train() {  # NAME LIMIT OPTIONS...
   local name=$1 limit=$2; shift 2
   rm -rf "/tmp/nmt-runs/$name"
-  run_for "$limit" "$out/train-$name.log" build-cuda/apps/nmt-train --config configs/bible-es-en.toml --device cuda \
+  run_for "$limit" "$out/train-$name.log" build-cuda/apps/nmt-train --config configs/bible-es-en-bahdanau.toml --device cuda \
     --run-dir "/tmp/nmt-runs/$name" --valid.attention-maps none "$@"
   local rc=$?
   note "nmt-train $name: exit $rc"
