@@ -212,6 +212,15 @@ Translator& TranslationQueue::translator_for(std::map<std::string, std::unique_p
 void TranslationQueue::work() {
   at::init_num_threads();
   std::map<std::string, std::unique_ptr<Translator>> translators;
+  // Counted before the answers go out: a client that reads /metrics after its answer sees its batch.
+  const auto count_batch = [this](std::size_t sentences, std::chrono::steady_clock::time_point start) {
+    if (!on_batch_) return;
+    try {
+      on_batch_(sentences, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    } catch (const std::exception& e) {
+      log().error("counting a batch failed: {}", first_line(e));
+    }
+  };
   for (;;) {
     Batch batch = take();
     if (batch.entries.empty()) return;
@@ -222,11 +231,13 @@ void TranslationQueue::work() {
       for (const Entry& e : batch.entries) texts.push_back(e.ticket->sentences_[e.index]);
       Translator& translator = translator_for(translators, *batch.search, batch.entries.front().key);
       std::vector<Translation> translations = translator.translate(texts);
+      count_batch(batch.entries.size(), start);
       for (std::size_t i = 0; i < batch.entries.size(); ++i) {
         batch.entries[i].ticket->deliver(batch.entries[i].index, std::move(translations[i]));
       }
     } catch (const std::exception& e) {
       log().error("translating a batch of {} sentences failed: {}", batch.entries.size(), first_line(e));
+      count_batch(batch.entries.size(), start);
       for (const Entry& entry : batch.entries) entry.ticket->fail("translation failed: " + first_line(e));
     }
     {
@@ -234,13 +245,6 @@ void TranslationQueue::work() {
       --busy_workers_;
     }
     arrived_.notify_all();  // a worker waiting for company no longer waits behind this one
-    if (on_batch_) {
-      try {
-        on_batch_(batch.entries.size(), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-      } catch (const std::exception& e) {
-        log().error("counting a batch failed: {}", first_line(e));
-      }
-    }
   }
 }
 

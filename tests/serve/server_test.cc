@@ -450,10 +450,21 @@ TEST_F(Serve, LibreTranslateErrorsAndCors) {
 TEST_F(Serve, MetricsCountRequestsByRouteAndCode) {
   post_json("/v1/translate", {{"text", "luz"}}, 200);
   error_of("/v1/translate", "{}", 400);
-  auto metrics = server_->client().Get("/metrics");
-  ASSERT_TRUE(metrics);
-  EXPECT_EQ(metrics->get_header_value("Content-Type"), "text/plain; version=0.0.4; charset=utf-8");
-  const std::string& text = metrics->body;
+  // A request is counted as it is logged, just after its answer went out: wait for both.
+  std::string text;
+  std::string type;
+  const auto start = std::chrono::steady_clock::now();
+  const auto counted = [&text] {
+    return text.find("route=\"/v1/translate\",code=\"200\"") != std::string::npos &&
+           text.find("route=\"/v1/translate\",code=\"400\"") != std::string::npos;
+  };
+  while (!counted() && std::chrono::steady_clock::now() - start < std::chrono::seconds(10)) {
+    auto metrics = server_->client().Get("/metrics");
+    ASSERT_TRUE(metrics);
+    type = metrics->get_header_value("Content-Type");
+    text = metrics->body;
+  }
+  EXPECT_EQ(type, "text/plain; version=0.0.4; charset=utf-8");
   EXPECT_NE(text.find("nmt_serve_requests_total{route=\"/v1/translate\",code=\"200\"}"), std::string::npos);
   EXPECT_NE(text.find("nmt_serve_requests_total{route=\"/v1/translate\",code=\"400\"}"), std::string::npos);
   EXPECT_NE(text.find("nmt_serve_errors_total{code=\"400\"}"), std::string::npos);
