@@ -6,6 +6,7 @@
 
 #include "nmt/core/error.h"
 #include "nmt/data/utf8.h"
+#include "nmt/eval/unicode_text.h"
 
 namespace nmt {
 namespace {
@@ -45,10 +46,9 @@ bool is_line_break(char32_t c) {
   return c == U'\n' || c == U'\v' || c == U'\f' || c == U'\r' || c == 0x85 || c == 0x2028 || c == 0x2029;
 }
 
-bool is_space(char32_t c) {
-  return c == U' ' || c == U'\t' || is_line_break(c) || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
-         c == 0x202F || c == 0x205F || c == 0x3000;
-}
+// Python's whitespace (the table BLEU uses, eval/unicode_text.h) but for U+001C..U+001F, the
+// separators of old record formats, which no text uses as a space.
+bool is_space(char32_t c) { return is_unicode_whitespace(c) && !(c >= 0x1C && c <= 0x1F); }
 
 bool is_terminal(char32_t c) { return c == U'.' || c == U'!' || c == U'?' || c == 0x2026; }
 

@@ -150,6 +150,8 @@ TEST(SentenceSplitter, TabsAndUnicodeSpacesSeparateSentences) {
   EXPECT_EQ(texts_of(nbsp), (Texts{"Uno.", "Dos."}));
   EXPECT_EQ(nbsp.segments[0].separator, "\xC2\xA0");
   EXPECT_EQ(sentences("Uno.\xE3\x80\x80" "Dos."), (Texts{"Uno.", "Dos."}));  // U+3000
+  // Python counts U+001C..U+001F as whitespace; here they are characters of a word.
+  EXPECT_EQ(sentences("Uno.\x1c" "Dos."), (Texts{"Uno.\x1c" "Dos."}));
 }
 
 TEST(SentenceSplitter, LeadingWhitespaceIsThePrefixTrailingWhitespaceTheLastSeparator) {
