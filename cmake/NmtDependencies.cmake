@@ -73,7 +73,16 @@ if(TORCH_INSTALL_PREFIX AND EXISTS "${TORCH_INSTALL_PREFIX}/include/fmt/format.h
     endif()
   endforeach()
 endif()
-target_link_libraries(nmt_torch INTERFACE ${TORCH_LIBRARIES})
+# PyTorch's wheels (2.5 on) export libstdc++ functions that they link statically, std::filesystem's
+# among them (pytorch/pytorch#133437). A program that needs libtorch before libstdc++ binds those
+# names to libtorch's copies, and std::filesystem then crashed in every test that makes a temporary
+# folder (PyTorch 2.11, g++ 13; docs/benchmarks.md, "On a GPU"). libstdc++ named ahead of LibTorch
+# comes first in each program's needed libraries, hence first in the dynamic linker's search
+# order. Where LibTorch was built against the system's libstdc++ (Debian) nothing changes.
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  set(_nmt_libstdcxx_first stdc++)
+endif()
+target_link_libraries(nmt_torch INTERFACE ${_nmt_libstdcxx_first} ${TORCH_LIBRARIES})
 separate_arguments(_nmt_torch_flags UNIX_COMMAND "${TORCH_CXX_FLAGS}")
 target_compile_options(nmt_torch INTERFACE ${_nmt_torch_flags})
 add_library(nmt::torch ALIAS nmt_torch)

@@ -12,6 +12,8 @@
 #                benchmarks first, the test suite last with what is left
 #   --python P   the interpreter with PyTorch for CUDA (default python3)
 #   --no-build   use build-cuda as it is (a second run on the same machine)
+#   --reserve S  seconds kept for the GPU stages when the first build starts (default 150)
+#   --std 17|20  the C++ standard, without probing LibTorch's headers for it (saves ~30 s)
 #   --targets T  the targets built before the GPU stages (space-separated; default: the programs,
 #                the CUDA tests and bench_train); everything else is built after them, before ctest
 # Needs nvcc, cmake, ninja and g++; data/bible with train/dev/test and spm.model (the reference
@@ -30,7 +32,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-out="" deps=$root/.deps budget=560 python=python3 build=1
+out="" deps=$root/.deps budget=560 python=python3 build=1 std="" reserve=150
 targets="nmt-train nmt-translate nmt-score test_model test_dist_group test_train test_dist_train bench_train"
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -38,6 +40,8 @@ while [[ $# -gt 0 ]]; do
     --budget) budget=$2; shift 2 ;;
     --python) python=$2; shift 2 ;;
     --no-build) build=0; shift ;;
+    --std) std=$2; shift 2 ;;
+    --reserve) reserve=$2; shift 2 ;;
     --targets) targets=$2; shift 2 ;;
     -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     -*) echo "check-cuda.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
@@ -98,7 +102,8 @@ if ((build)); then
 torch_includes=$("$python" -c 'import torch.utils.cpp_extension as c; print(" ".join("-I" + p for p in c.include_paths()))')
 printf '#include <torch/torch.h>\nint main() { return 0; }\n' >/tmp/nmt-probe.cc
 # shellcheck disable=SC2086
-if g++ -std=c++17 -fsyntax-only $torch_includes /tmp/nmt-probe.cc >"$out/probe-cxx17.log" 2>&1; then std=17; else std=20; fi
+if [[ -n $std ]]; then :
+elif g++ -std=c++17 -fsyntax-only $torch_includes /tmp/nmt-probe.cc >"$out/probe-cxx17.log" 2>&1; then std=17; else std=20; fi
 note "LibTorch's headers compile as C++17: $([[ $std == 17 ]] && echo yes || echo no); building as C++$std"
 
 # --- configure, then build what the GPU stages need (the rest is built before ctest, so a slow
@@ -114,7 +119,7 @@ if ! run_for 120 "$out/configure.log" cmake -S . -B build-cuda -G Ninja -DCMAKE_
 fi
 start=$SECONDS
 # shellcheck disable=SC2086
-run_for $(($(left) - 150)) "$out/build.log" ninja -C build-cuda -k 0 -j "$(nproc)" $targets
+run_for $(($(left) - reserve)) "$out/build.log" ninja -C build-cuda -k 0 -j "$(nproc)" $targets
 rc=$?
 note "build of the GPU stages' targets: $((SECONDS - start)) s, exit $rc; failed: $(grep -c '^FAILED' "$out/build.log")"
 grep -A12 '^FAILED' "$out/build.log" | head -n 60 >"$out/build-errors.txt"

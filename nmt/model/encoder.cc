@@ -21,6 +21,51 @@ EncoderImpl::EncoderImpl(const ModelConfig& config)
   for (std::int64_t l = 0; l < config.encoder_layers; ++l) layers_.push_back({gru_weights(rnn_, l), gru_weights(rnn_, l, true)});
 }
 
+void EncoderImpl::to(torch::Device device, torch::Dtype dtype, bool non_blocking) {
+  torch::nn::Module::to(device, dtype, non_blocking);
+  flatten_directions_for_cudnn();
+}
+
+void EncoderImpl::to(torch::Dtype dtype, bool non_blocking) {
+  torch::nn::Module::to(dtype, non_blocking);
+  flatten_directions_for_cudnn();
+}
+
+void EncoderImpl::to(torch::Device device, bool non_blocking) {
+  torch::nn::Module::to(device, non_blocking);
+  flatten_directions_for_cudnn();
+}
+
+// cuDNN runs a GRU from one flat buffer of its weights, and at::gru takes that buffer to be the
+// storage of the first weight it is given, read from the storage's start. nn::GRU's own flattening
+// (its .to(cuda)) puts every layer and direction into one buffer, so only the first forward
+// direction found its weights in place: every other call warned "RNN module weights are not part
+// of single contiguous chunk of memory" (about 25 lines a second of training on an H100) and
+// copied them. Here each direction's four weights become views of a buffer of their own, as
+// nn::GRU::flatten_parameters does for a whole module; the tensors keep their identity, so
+// layers_, the optimizer and the checkpoint code hold the same parameters.
+bool flatten_gru_direction_for_cudnn(const GruWeights& w) {
+  const std::vector<at::Tensor> weights{w.weight_ih, w.weight_hh, w.bias_ih, w.bias_hh};
+  for (const at::Tensor& weight : weights) {
+    if (!weight.defined() || !weight.is_cuda() || !at::cudnn_is_acceptable(weight) ||
+        weight.scalar_type() != w.weight_ih.scalar_type()) {
+      return false;
+    }
+  }
+  if (!at::_use_cudnn_rnn_flatten_weight()) return false;
+  at::NoGradGuard no_grad;
+  at::_cudnn_rnn_flatten_weight(weights, /*weight_stride0=*/4, /*input_size=*/w.weight_ih.size(1),
+                                /*mode: CUDNN_GRU*/ 3, /*hidden_size=*/w.weight_hh.size(1), /*proj_size=*/0,
+                                /*num_layers=*/1, /*batch_first=*/true, /*bidirectional=*/false);
+  return true;
+}
+
+void EncoderImpl::flatten_directions_for_cudnn() {
+  for (const auto& layer : layers_) {
+    for (const GruWeights& w : layer) flatten_gru_direction_for_cudnn(w);
+  }
+}
+
 at::Tensor top_final_states(const EncoderOutput& encoded) {
   const std::int64_t n = encoded.final_states.size(0);
   return at::cat({encoded.final_states[n - 2], encoded.final_states[n - 1]}, /*dim=*/-1);

@@ -35,6 +35,11 @@ using DirectionRunner = std::function<at::Tensor(std::int64_t layer, bool revers
 at::Tensor run_gru_direction(const at::Tensor& input, const GruWeights& w, bool training, const Product& input_gates,
                              const Product& hidden_gates);
 
+/// On CUDA with cuDNN: makes w's four tensors views of one buffer of their own, laid out as cuDNN
+/// runs a one-direction GRU, so at::gru neither copies them nor warns (encoder.cc); elsewhere
+/// nothing. The tensors keep their identity (set_). Returns whether it flattened.
+bool flatten_gru_direction_for_cudnn(const GruWeights& w);
+
 /// The bidirectional walk over a padded batch (see encoder.cc) with each direction's GRU run by
 /// `run`: embedded [batch, src_len, E], lengths [batch] int64 (every one >= 1). Dropout with
 /// probability `dropout` (when training) on the input of every layer after the first.
@@ -52,7 +57,15 @@ class EncoderImpl : public torch::nn::Module {
   /// The weights of layer l: [l][0] forward, [l][1] backward (the module's parameters).
   const std::vector<std::array<GruWeights, 2>>& layers() const { return layers_; }
 
+  /// Module::to, then on CUDA each direction's weights into a cuDNN buffer of their own (encoder.cc).
+  using torch::nn::Module::to;
+  void to(torch::Device device, torch::Dtype dtype, bool non_blocking = false) override;
+  void to(torch::Dtype dtype, bool non_blocking = false) override;
+  void to(torch::Device device, bool non_blocking = false) override;
+
  private:
+  void flatten_directions_for_cudnn();
+
   std::vector<std::array<GruWeights, 2>> layers_;  // handles of rnn_'s parameters (.to() and loads keep them)
   double dropout_;               // between layers, as nn.GRU applies it
   torch::nn::GRU rnn_{nullptr};  // parameters rnn.weight_ih_l0, rnn.weight_hh_l0_reverse, ...

@@ -17,6 +17,32 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::vector<at::Te
       parameters, torch::optim::AdamOptions(lr).betas({o.beta1, o.beta2}).eps(o.eps).weight_decay(o.weight_decay));
 }
 
+namespace {
+
+template <typename State>
+bool move_moments(torch::optim::OptimizerParamState* state, const torch::Device& device) {
+  auto* moments = dynamic_cast<State*>(state);
+  if (moments == nullptr) return false;
+  moments->exp_avg(moments->exp_avg().to(device));
+  moments->exp_avg_sq(moments->exp_avg_sq().to(device));
+  if (moments->max_exp_avg_sq().defined()) moments->max_exp_avg_sq(moments->max_exp_avg_sq().to(device));
+  return true;
+}
+
+}  // namespace
+
+void move_state_to_parameters_device(torch::optim::Optimizer& optimizer) {
+  if (optimizer.param_groups().empty() || optimizer.param_groups().front().params().empty()) return;
+  const torch::Device device = optimizer.param_groups().front().params().front().device();
+  // The state's keys are LibTorch's own (a string in 1.13, a pointer in 2.x): walk the values.
+  for (auto& entry : optimizer.state()) {
+    torch::optim::OptimizerParamState* state = entry.second.get();
+    if (!move_moments<torch::optim::AdamParamState>(state, device)) {
+      move_moments<torch::optim::AdamWParamState>(state, device);
+    }
+  }
+}
+
 void set_learning_rate(torch::optim::Optimizer& optimizer, double lr) {
   for (auto& group : optimizer.param_groups()) group.options().set_lr(lr);
 }

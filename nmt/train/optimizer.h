@@ -14,6 +14,11 @@ namespace nmt {
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::vector<at::Tensor>& parameters,
                                                         const OptimizerOptions& options, double lr);
 
+/// Moves the optimizer's per-parameter state (Adam's moments) to the parameters' device. A state
+/// loaded from a file arrives on the CPU, and the step of a model on CUDA would then mix devices.
+/// Every parameter of a model lives on one device, the first parameter's.
+void move_state_to_parameters_device(torch::optim::Optimizer& optimizer);
+
 /// Sets every parameter group's learning rate (the schedule's rate of the coming step).
 void set_learning_rate(torch::optim::Optimizer& optimizer, double lr);
 

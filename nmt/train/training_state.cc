@@ -13,6 +13,7 @@
 #include "nmt/core/error.h"
 #include "nmt/core/file_io.h"
 #include "nmt/core/verified_archive.h"
+#include "nmt/train/optimizer.h"
 
 namespace nmt {
 namespace {
@@ -147,6 +148,7 @@ TrainingState read_training_state(const std::string& path, const std::string& by
   if (!archive.try_read("optimizer", optimizer_archive)) reader.fail("no optimizer state");
   try {
     optimizer.load(optimizer_archive);
+    move_state_to_parameters_device(optimizer);  // the file's tensors come in on the CPU
   } catch (const c10::Error& e) {
     reader.fail("optimizer state does not fit the model: " + first_line(e));
   }

@@ -43,6 +43,30 @@ TEST(Device, CudaMatchesCpuForBothFaces) {
   }
 }
 
+// at::gru reads cuDNN's flat buffer from the storage of the first weight it is given, from its
+// start; a direction whose weights lie elsewhere is copied at every call, with a warning each time.
+TEST(Device, EachEncoderDirectionHasACudnnBufferOfItsOwn) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  const ModelConfig config = test::tiny_config(AttentionType::bahdanau, DecoderStyle::luong, 2);
+  at::manual_seed(6);
+  Seq2Seq model(config);
+  const auto parameter_count = model->parameters().size();
+  model->to(c10::Device(c10::kCUDA, 0));
+  EXPECT_EQ(model->parameters().size(), parameter_count);
+  for (const auto& layer : model->encoder()->layers()) {
+    for (const GruWeights& w : layer) {
+      EXPECT_TRUE(w.weight_ih.is_cuda());
+      EXPECT_EQ(w.weight_ih.storage_offset(), 0);
+      for (const at::Tensor& t : {w.weight_hh, w.bias_ih, w.bias_hh}) {
+        EXPECT_TRUE(t.storage().is_alias_of(w.weight_ih.storage()));
+      }
+    }
+  }
+  // The module's own names still reach the same tensors (checkpoints read them).
+  const auto named = model->named_parameters();
+  EXPECT_TRUE(named["encoder.rnn.weight_hh_l0_reverse"].is_same(model->encoder()->layers()[0][1].weight_hh));
+}
+
 TEST(Device, CheckpointsMoveBetweenCudaAndCpu) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
   const c10::Device cuda(c10::kCUDA, 0);
