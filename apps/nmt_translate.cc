@@ -65,6 +65,9 @@ int main(int argc, char** argv) {
   nmt::app::add_enum_option(app, "--long-inputs", t.long_inputs, "Longer sources: truncate (with a warning) or reject");
   nmt::app::add_number_option(app, "--chunk-lines", job.stream.chunk_lines, "Lines read and sorted together")->capture_default_str();
   app.add_flag("--scores", job.scores, "Prefix each translation with its score and a tab");
+  app.add_option("--shortlist", job.shortlist,
+                 "A lexical shortlist (nmt-checkpoint shortlist): each sentence's output over its own list of target "
+                 "pieces only (faster; --score ignores it)");
   app.add_option("--attention-output", job.attention_output, "Write the attention of each translation here (JSON lines)");
   app.add_option("--alignment-output", job.alignment_output, "Write hard word alignments here (s-t pairs)");
   app.add_flag("--score", score_mode, "Forced decoding: print log p(target | source) of the pairs instead");

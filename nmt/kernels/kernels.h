@@ -42,6 +42,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 namespace nmt {
 
@@ -70,6 +71,16 @@ at::Tensor weighted_context(const at::Tensor& weights, const at::Tensor& memory,
 /// (CPU, float or double, contiguous, no autograd), else at::log_softmax. ATen's CPU log-softmax
 /// took 3-5 ns per element here (its exp dominates), a sixth of a beam search step.
 at::Tensor log_softmax_last(at::Tensor logits);
+
+/// A lexical shortlist's output (nmt/search/shortlist_decoder.h): logits [R, K] over the pieces
+/// [K] (int64, increasing, any device); row r may produce only the columns columns[r] (increasing
+/// positions in [0, K)). Returns [R, vocab]: at pieces[c] for each c of columns[r] the row's
+/// logits normalised over those columns alone (`normalise`) or as they are, -inf elsewhere. When
+/// the inference kernels apply each row's values are gathered and normalised as log_softmax_last
+/// normalises a row of that size, so a row's result depends on its own columns only (batch
+/// invariance) and a subset of every piece gives log_softmax_last's bits.
+at::Tensor scatter_subsets(const at::Tensor& logits, const std::vector<const std::vector<std::int64_t>*>& columns,
+                           const at::Tensor& pieces, std::int64_t vocab, bool normalise);
 
 // Elementwise inference kernels. ATen's vectorised sigmoid (LibTorch 2.6) gives an element other
 // bits in its loop's scalar tail than in its vector body, and whether an element falls in the tail

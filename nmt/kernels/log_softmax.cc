@@ -3,6 +3,9 @@
 #include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
 
+#include <limits>
+#include <vector>
+
 #include "nmt/kernels/kernels.h"
 #include "nmt/kernels/sentence_kernels.h"
 
@@ -20,6 +23,43 @@ at::Tensor log_softmax_last(at::Tensor logits) {
     });
   });
   return logits;
+}
+
+at::Tensor scatter_subsets(const at::Tensor& logits, const std::vector<const std::vector<std::int64_t>*>& columns,
+                           const at::Tensor& pieces, std::int64_t vocab, bool normalise) {
+  TORCH_CHECK(logits.dim() == 2 && pieces.dim() == 1 && logits.size(1) == pieces.size(0) &&
+                  static_cast<std::int64_t>(columns.size()) == logits.size(0),
+              "scatter_subsets: logits must be [R, K], pieces [K] and columns R lists");
+  const std::int64_t rows = logits.size(0), k = logits.size(1);
+  const double minus_infinity = -std::numeric_limits<double>::infinity();
+  at::Tensor out = at::full({rows, vocab}, minus_infinity, logits.options());
+  if (!inference_kernels_apply(logits, at::Tensor())) {  // autograd or another device: tensor operations
+    at::Tensor allowed = at::zeros({rows, k}, at::kBool);
+    for (std::int64_t r = 0; r < rows; ++r) {
+      for (const std::int64_t c : *columns[static_cast<std::size_t>(r)]) allowed[r][c] = true;
+    }
+    at::Tensor values = logits.masked_fill(allowed.logical_not().to(logits.device()), minus_infinity);
+    if (normalise) values = values.log_softmax(/*dim=*/-1);
+    return out.index_copy_(1, pieces.to(logits.device()), values);
+  }
+  const at::Tensor x = logits.contiguous();
+  const at::Tensor ids = pieces.to(at::kCPU).to(at::kLong).contiguous();
+  const std::int64_t* piece = ids.data_ptr<std::int64_t>();
+  AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "scatter_subsets", [&] {
+    const scalar_t* in = x.data_ptr<scalar_t>();
+    scalar_t* result = out.data_ptr<scalar_t>();
+    at::parallel_for(0, rows, 1, [&](std::int64_t begin, std::int64_t end) {
+      std::vector<scalar_t> row;
+      for (std::int64_t r = begin; r < end; ++r) {
+        const std::vector<std::int64_t>& cols = *columns[static_cast<std::size_t>(r)];
+        row.resize(cols.size());
+        for (std::size_t i = 0; i < cols.size(); ++i) row[i] = in[r * k + cols[i]];
+        if (normalise && !row.empty()) log_softmax_sentence(row.data(), static_cast<std::int64_t>(row.size()));
+        for (std::size_t i = 0; i < cols.size(); ++i) result[r * vocab + piece[cols[i]]] = row[i];
+      }
+    });
+  });
+  return out;
 }
 
 }  // namespace nmt

@@ -1,8 +1,28 @@
 #include "nmt/model/incremental_decoder.h"
 
+#include <ATen/ATen.h>
+
+#include <utility>
+
 #include "nmt/core/error.h"
 
 namespace nmt {
+
+StepLogits IncrementalDecoder::step_logits(const DecoderState& state, const at::Tensor& previous_tokens) const {
+  StepOutput out = step(state, previous_tokens);
+  return {std::move(out.log_probs), std::move(out.attention), std::move(out.state)};
+}
+
+std::shared_ptr<const OutputSubset> IncrementalDecoder::output_subset(const at::Tensor& pieces) const {
+  return std::make_shared<OutputSubset>(pieces);
+}
+
+StepLogits IncrementalDecoder::step_logits(const DecoderState& state, const at::Tensor& previous_tokens,
+                                           const OutputSubset& subset) const {
+  StepLogits out = step_logits(state, previous_tokens);
+  out.logits = out.logits.index_select(1, subset.pieces().to(out.logits.device()));
+  return out;
+}
 
 std::shared_ptr<const IncrementalDecoder> IncrementalDecoder::bind_extra_sources(ExtraSources) const {
   throw Error("bind_extra_sources: this model reads no further segmentation of the source (a bug of the caller)");

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace nmt {
@@ -28,6 +29,28 @@ struct StepOutput {
   DecoderStatePtr state;
 };
 
+/// A step whose scores only rank the target pieces: logits [batch, target_vocab] with
+/// log p(y_t = v | y_<t, x) = logits[b, v] - c_b for one constant c_b per row (the model's logits
+/// before the softmax, or the log-probabilities themselves: c_b = 0).
+struct StepLogits {
+  at::Tensor logits;
+  at::Tensor attention;  // as StepOutput's
+  DecoderStatePtr state;
+};
+
+/// A model's output layer restricted to some target pieces (a lexical shortlist's), made once for
+/// the steps of a batch: pieces [K] int64, increasing, on the model's device. A model may derive
+/// from it to keep what it prepared (InferenceModel: the rows of W_out and b_out, packed).
+class OutputSubset {
+ public:
+  explicit OutputSubset(at::Tensor pieces) : pieces_(std::move(pieces)) {}
+  virtual ~OutputSubset() = default;
+  const at::Tensor& pieces() const { return pieces_; }
+
+ private:
+  at::Tensor pieces_;
+};
+
 /// One batch's source in the further segmentations a model reads (an ensemble whose members have
 /// other source subword models, nmt/model/ensemble_decoder.h): per view, tensors as encode() takes
 /// them, rows in the order of the batch given to encode().
@@ -44,6 +67,16 @@ class IncrementalDecoder {
   virtual DecoderStatePtr encode(const at::Tensor& source, const at::Tensor& source_lengths) const = 0;
   /// previous_tokens [batch] int64 (BOS at the first step); state as encode() or a step returned it.
   virtual StepOutput step(const DecoderState& state, const at::Tensor& previous_tokens) const = 0;
+  /// step() without the normalisation, for a search that only ranks the pieces (greedy search with
+  /// no scores asked: the argmax of the logits is the argmax of their log-softmax). The default is
+  /// step()'s log-probabilities.
+  virtual StepLogits step_logits(const DecoderState& state, const at::Tensor& previous_tokens) const;
+  /// The output layer over `pieces` only, for the steps of one batch. The default keeps the ids.
+  virtual std::shared_ptr<const OutputSubset> output_subset(const at::Tensor& pieces) const;
+  /// step_logits() over a subset's pieces: logits [batch, K], column k for piece pieces()[k] (each
+  /// as step_logits() gives it, bit for bit). The default selects those columns of step_logits().
+  virtual StepLogits step_logits(const DecoderState& state, const at::Tensor& previous_tokens,
+                                 const OutputSubset& subset) const;
   virtual std::int64_t target_vocab_size() const = 0;
   /// False for a model without attention (steps give no weights to keep, align or cover with).
   virtual bool has_attention() const { return true; }

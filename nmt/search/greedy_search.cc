@@ -72,18 +72,29 @@ std::vector<Hypothesis> greedy_search(const IncrementalDecoder& model, const at:
   at::Tensor previous = at::full({batch}, SpecialIds::kBos, source.options().dtype(at::kLong));
   at::Tensor log_prob = at::zeros({batch}, source.options().dtype(at::kFloat));  // r of each state row
 
+  // No scores asked: the logits' argmax is the log-softmax's (a row's log-probabilities are its
+  // logits less one constant), so the normalisation is skipped and r is not kept.
+  const bool rank_logits = !options.scores;
   for (std::int64_t t = 0; !active.empty(); ++t) {
-    StepOutput out = model.step(*state, previous);
+    StepOutput out;
     BestTokens best;
-    if (constraints_apply(t, options)) {
-      // r + log p in float32, as beam search adds them, so that beam 1 reproduces greedy bit for bit.
-      at::Tensor candidates = log_prob.unsqueeze(1) + out.log_probs.to(at::kFloat);  // [rows, V]
-      std::vector<const std::vector<int>*> histories;
-      for (const std::int64_t row : active) histories.push_back(&hypotheses[static_cast<std::size_t>(row)].tokens);
-      apply_constraints(candidates, histories, t, options);
-      best = best_tokens(candidates, at::Tensor());
+    if (rank_logits && !constraints_apply(t, options)) {
+      StepLogits logits = model.step_logits(*state, previous);
+      best = best_tokens(logits.logits, at::Tensor());
+      out.attention = std::move(logits.attention);
+      out.state = std::move(logits.state);
     } else {
-      best = best_tokens(out.log_probs, log_prob);  // the same sums, not written out
+      out = model.step(*state, previous);
+      if (constraints_apply(t, options)) {
+        // r + log p in float32, as beam search adds them, so that beam 1 reproduces greedy bit for bit.
+        at::Tensor candidates = log_prob.unsqueeze(1) + out.log_probs.to(at::kFloat);  // [rows, V]
+        std::vector<const std::vector<int>*> histories;
+        for (const std::int64_t row : active) histories.push_back(&hypotheses[static_cast<std::size_t>(row)].tokens);
+        apply_constraints(candidates, histories, t, options);
+        best = best_tokens(candidates, at::Tensor());
+      } else {
+        best = best_tokens(out.log_probs, log_prob);  // the same sums, not written out
+      }
     }
     const at::Tensor step_attention = options.keep_attention ? out.attention.to(at::kCPU) : at::Tensor();
 
@@ -95,7 +106,7 @@ std::vector<Hypothesis> greedy_search(const IncrementalDecoder& model, const at:
       const float score = best.scores[r];
       if (std::isinf(score)) continue;  // the constraints forbid every token (or all are NaN): stop, unfinished
       const auto id = static_cast<int>(best.ids[r]);
-      h.log_prob = score;
+      h.log_prob = rank_logits ? std::numeric_limits<double>::quiet_NaN() : score;
       if (options.keep_attention) attention[row].push_back(step_attention[static_cast<std::int64_t>(r)]);
       if (id == SpecialIds::kEos) {
         h.finished = true;
@@ -113,7 +124,8 @@ std::vector<Hypothesis> greedy_search(const IncrementalDecoder& model, const at:
     state = still_active.size() != active.size() ? out.state->select(at::tensor(keep_rows, at::kLong).to(device))
                                                  : std::move(out.state);
     previous = at::tensor(next_ids, at::kLong).to(device);
-    log_prob = at::tensor(next_scores, at::kFloat).to(device);
+    log_prob = rank_logits ? at::zeros({static_cast<std::int64_t>(next_scores.size())}, at::kFloat).to(device)
+                           : at::tensor(next_scores, at::kFloat).to(device);
     active = std::move(still_active);
   }
   for (std::size_t row = 0; row < row_count; ++row) {

@@ -37,6 +37,8 @@ struct SearchOptions {
   double length_alpha = 0.6;        // alpha of the gnmt penalty (Wu et al. found 0.6-0.7 best)
   double coverage_beta = 0;         // beta of the coverage penalty (0: off; beam search only)
   std::int64_t no_repeat_ngram = 0; // N > 0: no n-gram of N tokens twice in a hypothesis (0: off)
+  bool scores = true;               // false: no one reads the hypotheses' log_prob and score, so greedy
+                                    //   search ranks the logits without the log-softmax (both NaN then)
 
   void validate() const;  // throws ConfigError naming the option, e.g. "beam-size must be >= 1, got 0"
   /// Throws ConfigError when an option needs attention weights (keep_attention, coverage_beta) and

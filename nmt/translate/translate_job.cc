@@ -30,11 +30,18 @@ void TranslateJob::prepare() {
 
 StreamSummary run_translate_job(TranslateJob job) {
   job.prepare();  // option errors come first and fast
+  // Scores are read only where they are written: --scores or an n-best list.
+  job.translate.search.scores = job.scores || job.translate.search.n_best > 1;
   keep_freed_memory();
   at::set_num_threads(job.threads);
   const c10::Device device = parse_device(job.device);
   const LoadedEnsemble loaded = load_models(job.checkpoints, job.engine, job.ensemble_mode, device);
   const LoadedModel& first = loaded.members.front();
+  if (!job.shortlist.empty() && job.score_targets.empty()) {  // forced decoding scores the whole vocabulary
+    auto shortlist = std::make_shared<const LexicalShortlist>(LexicalShortlist::load(job.shortlist));
+    shortlist->check_tokenizers(first.source_tokenizer, first.target_tokenizer, job.shortlist, job.checkpoints.front());
+    job.translate.shortlist = std::move(shortlist);
+  }
   Translator translator(loaded.decoder(), first.source_tokenizer, first.target_tokenizer, job.translate, device,
                         loaded.extra_source_tokenizers);
 

@@ -26,6 +26,7 @@ struct TranslateJob {
   std::string attention_output;             // attention JSON lines; empty: none
   std::string alignment_output;             // hard word alignments; empty: none
   std::string score_targets;                // set: score these targets (forced decoding) instead of translating
+  std::string shortlist;                    // a lexical shortlist for search (nmt-checkpoint shortlist); empty: none
   bool scores = false;                      // prefix each translation with its score
   TranslateOptions translate;
   StreamOptions stream;

@@ -15,6 +15,7 @@
 #include "nmt/core/worker_pool.h"
 #include "nmt/data/source_batching.h"
 #include "nmt/search/forced_decoding.h"
+#include "nmt/search/shortlist_decoder.h"
 #include "nmt/translate/unknown_replacement.h"
 
 namespace nmt {
@@ -53,6 +54,13 @@ Translator::Translator(const IncrementalDecoder& model, Tokenizer source_tokeniz
     throw ConfigError("replace-unk needs attention weights, and the model has attention = none");
   }
   options_.search.require_attention_if_used(model_.has_attention());
+  if (options_.shortlist && (options_.shortlist->source_vocab() != source_tokenizer_.vocab_size() ||
+                             options_.shortlist->target_vocab() != model_.target_vocab_size())) {
+    throw ConfigError("the shortlist has " + std::to_string(options_.shortlist->source_vocab()) + " source and " +
+                      std::to_string(options_.shortlist->target_vocab()) + " target pieces, the model " +
+                      std::to_string(source_tokenizer_.vocab_size()) + " and " +
+                      std::to_string(model_.target_vocab_size()));
+  }
   if (options_.replace_unknown) options_.search.keep_attention = true;
   search_ = SearchStrategy::make(options_.search);
 }
@@ -147,7 +155,8 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
     torch::NoGradGuard no_grad_here;  // grad mode is per thread
     const auto [start, end] = batches[b];
     const SourceBatch batch = make_source_batch(ids, order, start, end);
-    const auto model = model_for_batch(extra_ids, order, start, end);
+    std::shared_ptr<const IncrementalDecoder> model = model_for_batch(extra_ids, order, start, end);
+    if (options_.shortlist) model = std::make_shared<ShortlistDecoder>(std::move(model), options_.shortlist);
     std::vector<std::vector<Hypothesis>> results = search_->search(*model, batch.source.to(device_), batch.lengths);
     std::int64_t tokens = 0;
     for (std::size_t r = 0; r < results.size(); ++r) {

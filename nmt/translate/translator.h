@@ -14,6 +14,7 @@
 #include "nmt/core/enum_names.h"
 #include "nmt/data/tokenizer.h"
 #include "nmt/model/incremental_decoder.h"
+#include "nmt/search/lexical_shortlist.h"
 #include "nmt/search/search_options.h"
 #include "nmt/search/search_strategy.h"
 
@@ -35,6 +36,9 @@ struct TranslateOptions {
   std::int64_t max_source_length = 250; // subwords (EOS not counted)
   LongInputPolicy long_inputs = LongInputPolicy::truncate;
   bool replace_unknown = false;         // <unk> in the output -> the source piece it attends to most
+  /// Search scores each sentence's output over its own list of target pieces only (a lexical
+  /// shortlist, nmt/search/shortlist_decoder.h); null: the whole vocabulary. Scoring ignores it.
+  std::shared_ptr<const LexicalShortlist> shortlist;
   void validate() const;                // throws ConfigError naming the option
 };
 

@@ -77,6 +77,44 @@ expect_error 1 "cannot ensemble .*c/checkpoints/step-00000010.pt with .*: their 
 [[ ! -e $work/x.en ]] && pass || fail "a refused ensemble left $work/x.en"
 expect_error 2 "ensemble-mode" -- "$translate" -m "$a" -m "$b" --ensemble-mode mean -i "$work/in.es"
 
+# Lexical shortlists: nmt-checkpoint shortlist builds one from the corpus; nmt-translate --shortlist
+# translates every line with it, the same in any batch; --score ignores it; refusals name the file.
+expect 0 "shortlist .*a.shortlist: 319 sentence pairs, [0-9]+ source pieces with a list" -- \
+  "$ckpt" shortlist "$a" --source "$data/toy.es" --target "$data/toy.en" --top-k 8 --frequent 20 -o "$work/a.shortlist"
+expect 0 "translated 12 sentences" -- "$translate" -m "$a" --shortlist "$work/a.shortlist" -b 3 --n-best 2 --scores \
+  -i "$work/in.es" -o "$work/short.out"
+"$translate" -m "$a" --shortlist "$work/a.shortlist" -b 3 --n-best 2 --scores --batch-sentences 1 -i "$work/in.es" \
+  >"$work/short1.out" 2>/dev/null
+cmp -s "$work/short.out" "$work/short1.out" && pass || fail "--shortlist: one sentence per batch differs"
+[[ $(wc -l <"$work/short.out") -eq 24 ]] && pass || fail "--shortlist: not 12 x 2 n-best lines"
+expect 0 "translated 12 sentences" -- "$translate" -m "$a" --shortlist "$work/a.shortlist" -b 1 -i "$work/in.es" -o "$work/short.greedy"
+"$translate" -m "$a" --shortlist "$work/a.shortlist" -b 1 --scores -i "$work/in.es" 2>/dev/null | cut -f 2- >"$work/short.greedy2"
+cmp -s "$work/short.greedy" "$work/short.greedy2" && pass || fail "--shortlist greedy: with --scores other translations"
+"$translate" -m "$a" --shortlist "$work/a.shortlist" --score -t "$work/in.en" -i "$work/in.es" >"$work/short.score" 2>/dev/null
+cmp -s "$work/a.score" "$work/short.score" && pass || fail "--score with --shortlist differs from --score"
+expect_error 1 "cannot write .*a.shortlist: it exists" -- \
+  "$ckpt" shortlist "$a" --source "$data/toy.es" --target "$data/toy.en" -o "$work/a.shortlist"
+expect_error 1 "in.en ends after 12 lines, .*toy.es has more" -- \
+  "$ckpt" shortlist "$a" --source "$data/toy.es" --target "$work/in.en" -o "$work/x.shortlist"
+expect_error 2 "top-k" -- "$ckpt" shortlist "$a" --source "$data/toy.es" --target "$data/toy.en" --top-k 0x8 -o "$work/x.shortlist"
+expect_error 1 "--top-k must be in \[1, 10000\], got 0" -- \
+  "$ckpt" shortlist "$a" --source "$data/toy.es" --target "$data/toy.en" --top-k 0 -o "$work/x.shortlist"
+[[ ! -e $work/x.shortlist ]] && pass || fail "a refused shortlist left $work/x.shortlist"
+expect_error 1 "shortlist .*a.shortlist was built for another source subword model than .*c/checkpoints/step-00000010.pt's \(200 pieces\)" \
+  -- "$translate" -m "$c" --shortlist "$work/a.shortlist" -i "$work/in.es" -o "$work/x.en"
+expect_error 1 "shortlist .*step-00000120.pt is not an nmt lexical shortlist" -- \
+  "$translate" -m "$a" --shortlist "$a" -i "$work/in.es" -o "$work/x.en"
+expect_error 1 "shortlist .*nowhere.shortlist" -- "$translate" -m "$a" --shortlist "$work/nowhere.shortlist" -i "$work/in.es" -o "$work/x.en"
+python3 - "$work/a.shortlist" "$work/damaged.shortlist" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+data[len(data) // 2] ^= 0x10  # inside the table's stored ids (most of the file): the digests catch it
+open(sys.argv[2], "wb").write(data)
+PY
+expect_error 1 "shortlist .*damaged.shortlist (is damaged|is not an nmt)" -- \
+  "$translate" -m "$a" --shortlist "$work/damaged.shortlist" -i "$work/in.es" -o "$work/x.en"
+[[ ! -e $work/x.en ]] && pass || fail "a refused shortlist left $work/x.en"
+
 # Fine-tuning: the checkpoint's architecture comes with it; another one given is refused.
 train "$work/tuned" --init-from "$a" --train.max-steps 10 && pass || fail "--init-from failed: $(tail -n 2 "$work/train.err")"
 grep -q "initialised from $a" "$work/tuned/train.log" && pass || fail "the fine-tuning run does not say where it started"

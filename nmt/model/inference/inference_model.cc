@@ -12,8 +12,14 @@ InferenceEncoder::InferenceEncoder(const EncoderImpl& encoder, const c10::Device
   for (const auto& layer : encoder.layers()) {
     std::array<Direction, 2> directions;
     for (std::size_t d = 0; d < 2; ++d) {
-      directions[d] = {PackedLinear(layer[d].weight_ih, layer[d].bias_ih, device),
-                       PackedLinear(layer[d].weight_hh, layer[d].bias_hh, device)};
+      const GruWeights& w = layer[d];
+      directions[d] = {PackedLinear(w.weight_ih, w.bias_ih, device), PackedLinear(w.weight_hh, w.bias_hh, device),
+                       {}};
+      if (device.is_cuda()) {
+        GruWeights copies{snapshot(w.weight_ih, device), snapshot(w.weight_hh, device), snapshot(w.bias_ih, device),
+                          snapshot(w.bias_hh, device)};
+        if (flatten_gru_direction_for_cudnn(copies)) directions[d].cudnn = std::move(copies);
+      }
     }
     layers_.push_back(std::move(directions));
   }
@@ -24,7 +30,9 @@ EncoderOutput InferenceEncoder::operator()(const at::Tensor& embedded, const at:
       embedded, lengths, static_cast<std::int64_t>(layers_.size()), /*dropout=*/0.0, /*training=*/false,
       [&](std::int64_t layer, bool reverse, const at::Tensor& input) {
         const Direction& d = layers_[static_cast<std::size_t>(layer)][reverse ? 1 : 0];
-        const GruWeights w{d.input.weight(), d.hidden.weight(), d.input.bias(), d.hidden.bias()};
+        const GruWeights w = d.cudnn.weight_ih.defined()
+                                 ? d.cudnn
+                                 : GruWeights{d.input.weight(), d.hidden.weight(), d.input.bias(), d.hidden.bias()};
         return run_gru_direction(
             input, w, /*training=*/false, [&](const at::Tensor& x) { return d.input(x); },
             [&](const at::Tensor& h) { return d.hidden(h); });
@@ -52,6 +60,39 @@ StepOutput InferenceModel::step(const DecoderState& state, const at::Tensor& pre
   TORCH_CHECK(previous_tokens.dim() == 1, "step: previous_tokens must be [batch]");
   InferenceStep decoded = decoder_->step(previous_tokens, as_inference_state(state));
   return {log_softmax_last(output_(decoded.readout)), decoded.attention, std::move(decoded.state)};
+}
+
+StepLogits InferenceModel::step_logits(const DecoderState& state, const at::Tensor& previous_tokens) const {
+  TORCH_CHECK(previous_tokens.dim() == 1, "step_logits: previous_tokens must be [batch]");
+  InferenceStep decoded = decoder_->step(previous_tokens, as_inference_state(state));
+  return {output_(decoded.readout), decoded.attention, std::move(decoded.state)};
+}
+
+namespace {
+
+struct OutputRows final : OutputSubset {
+  OutputRows(const at::Tensor& pieces, PackedLinear rows, const InferenceModel* made_by)
+      : OutputSubset(pieces), output(std::move(rows)), model(made_by) {}
+  PackedLinear output;          // W_out[pieces], b_out[pieces]
+  const InferenceModel* model;  // whose rows they are
+};
+
+}  // namespace
+
+std::shared_ptr<const OutputSubset> InferenceModel::output_subset(const at::Tensor& pieces) const {
+  TORCH_CHECK(pieces.dim() == 1 && pieces.scalar_type() == at::kLong, "output_subset: pieces must be [K] int64");
+  const at::Tensor ids = pieces.to(device_);
+  const at::Tensor bias = output_.bias().defined() ? output_.bias().index_select(0, ids) : at::Tensor();
+  return std::make_shared<OutputRows>(ids, PackedLinear(output_.weight().index_select(0, ids), bias, device_), this);
+}
+
+StepLogits InferenceModel::step_logits(const DecoderState& state, const at::Tensor& previous_tokens,
+                                       const OutputSubset& subset) const {
+  const auto* rows = dynamic_cast<const OutputRows*>(&subset);
+  if (rows == nullptr || rows->model != this) return IncrementalDecoder::step_logits(state, previous_tokens, subset);
+  TORCH_CHECK(previous_tokens.dim() == 1, "step_logits: previous_tokens must be [batch]");
+  InferenceStep decoded = decoder_->step(previous_tokens, as_inference_state(state));
+  return {rows->output(decoded.readout), decoded.attention, std::move(decoded.state)};
 }
 
 }  // namespace nmt

@@ -31,6 +31,7 @@ class InferenceEncoder {
   struct Direction {
     PackedLinear input;   // W_ih x + b_ih
     PackedLinear hidden;  // W_hh h + b_hh
+    GruWeights cudnn;     // on CUDA: copies of the four in one cuDNN buffer, what at::gru reads; else empty
   };
   std::vector<std::array<Direction, 2>> layers_;  // [layer][0 forward, 1 backward]
 };
@@ -41,6 +42,12 @@ class InferenceModel final : public IncrementalDecoder {
 
   DecoderStatePtr encode(const at::Tensor& source, const at::Tensor& source_lengths) const override;
   StepOutput step(const DecoderState& state, const at::Tensor& previous_tokens) const override;
+  /// The output layer's W_out r_t + b_out, without the log-softmax.
+  StepLogits step_logits(const DecoderState& state, const at::Tensor& previous_tokens) const override;
+  /// The rows of W_out and b_out for the pieces, packed once (the same chains as the whole layer's).
+  std::shared_ptr<const OutputSubset> output_subset(const at::Tensor& pieces) const override;
+  StepLogits step_logits(const DecoderState& state, const at::Tensor& previous_tokens,
+                         const OutputSubset& subset) const override;
   std::int64_t target_vocab_size() const override { return config_.target_vocab_size; }
   bool has_attention() const override { return config_.has_attention(); }
 

@@ -1,0 +1,122 @@
+#include "nmt/search/shortlist_decoder.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "nmt/core/error.h"
+#include "nmt/kernels/kernels.h"
+
+namespace nmt {
+namespace {
+
+// The lists of one batch: the output subset (the union, increasing) and, per sentence, the
+// positions of its own pieces in it.
+struct BatchLists {
+  std::shared_ptr<const OutputSubset> subset;
+  std::vector<std::vector<std::int64_t>> columns;  // [sentence] increasing positions in subset->pieces()
+};
+
+class ShortlistState final : public DecoderState {
+ public:
+  ShortlistState(DecoderStatePtr inner, std::shared_ptr<const BatchLists> lists, std::vector<std::int64_t> sentence)
+      : inner_(std::move(inner)), lists_(std::move(lists)), sentence_(std::move(sentence)) {}
+
+  std::int64_t batch_size() const override { return inner_->batch_size(); }
+  DecoderStatePtr select(const at::Tensor& indices) const override {
+    const at::Tensor rows = indices.to(at::kCPU).to(at::kLong).contiguous();
+    std::vector<std::int64_t> sentence(static_cast<std::size_t>(rows.numel()));
+    for (std::size_t i = 0; i < sentence.size(); ++i) {
+      sentence[i] = sentence_.at(static_cast<std::size_t>(rows.data_ptr<std::int64_t>()[i]));
+    }
+    return std::make_shared<ShortlistState>(inner_->select(indices), lists_, std::move(sentence));
+  }
+
+  const DecoderState& inner() const { return *inner_; }
+  const std::shared_ptr<const BatchLists>& lists() const { return lists_; }
+  const std::vector<std::int64_t>& sentence() const { return sentence_; }
+  /// Each row's columns, in row order.
+  std::vector<const std::vector<std::int64_t>*> row_columns() const {
+    std::vector<const std::vector<std::int64_t>*> columns;
+    columns.reserve(sentence_.size());
+    for (const std::int64_t s : sentence_) columns.push_back(&lists_->columns[static_cast<std::size_t>(s)]);
+    return columns;
+  }
+
+ private:
+  DecoderStatePtr inner_;
+  std::shared_ptr<const BatchLists> lists_;
+  std::vector<std::int64_t> sentence_;  // [row]: the sentence of the batch the row belongs to
+};
+
+const ShortlistState& as_shortlist_state(const DecoderState& state) {
+  const auto* s = dynamic_cast<const ShortlistState*>(&state);
+  if (s == nullptr) throw Error("ShortlistDecoder: a state it did not make (a bug of the caller)");
+  return *s;
+}
+
+}  // namespace
+
+ShortlistDecoder::ShortlistDecoder(std::shared_ptr<const IncrementalDecoder> model,
+                                   std::shared_ptr<const LexicalShortlist> shortlist)
+    : model_(std::move(model)), shortlist_(std::move(shortlist)) {
+  if (!model_ || !shortlist_) throw Error("ShortlistDecoder: no model or no shortlist (a bug of the caller)");
+  if (model_->extra_source_count() > 0) {
+    throw Error("ShortlistDecoder: bind the model's further source segmentations first (a bug of the caller)");
+  }
+  if (shortlist_->target_vocab() != model_->target_vocab_size()) {
+    throw ConfigError("the shortlist has " + std::to_string(shortlist_->target_vocab()) + " target pieces, the model " +
+                      std::to_string(model_->target_vocab_size()));
+  }
+}
+
+DecoderStatePtr ShortlistDecoder::encode(const at::Tensor& source, const at::Tensor& source_lengths) const {
+  TORCH_CHECK(source.dim() == 2 && source_lengths.dim() == 1 && source_lengths.size(0) == source.size(0),
+              "ShortlistDecoder: source must be [batch, src_len] and source_lengths [batch]");
+  const at::Tensor ids = source.to(at::kCPU).to(at::kLong).contiguous();
+  const at::Tensor lengths = source_lengths.to(at::kCPU).to(at::kLong).contiguous();
+  const std::int64_t batch = ids.size(0), width = ids.size(1);
+  std::vector<std::vector<std::int64_t>> lists(static_cast<std::size_t>(batch));
+  std::vector<std::int64_t> all;
+  for (std::int64_t b = 0; b < batch; ++b) {
+    const std::int64_t length = std::min(width, lengths.data_ptr<std::int64_t>()[b]);
+    lists[static_cast<std::size_t>(b)] = shortlist_->pieces_for(ids.data_ptr<std::int64_t>() + b * width, length);
+    all.insert(all.end(), lists[static_cast<std::size_t>(b)].begin(), lists[static_cast<std::size_t>(b)].end());
+  }
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  auto batch_lists = std::make_shared<BatchLists>();
+  batch_lists->columns.resize(lists.size());
+  for (std::size_t b = 0; b < lists.size(); ++b) {
+    for (const std::int64_t piece : lists[b]) {
+      batch_lists->columns[b].push_back(std::lower_bound(all.begin(), all.end(), piece) - all.begin());
+    }
+  }
+  batch_lists->subset = model_->output_subset(at::tensor(all, at::kLong).to(source.device()));
+  std::vector<std::int64_t> sentence(static_cast<std::size_t>(batch));
+  for (std::int64_t b = 0; b < batch; ++b) sentence[static_cast<std::size_t>(b)] = b;
+  return std::make_shared<ShortlistState>(model_->encode(source, source_lengths), std::move(batch_lists),
+                                          std::move(sentence));
+}
+
+StepOutput ShortlistDecoder::step(const DecoderState& state, const at::Tensor& previous_tokens) const {
+  const ShortlistState& s = as_shortlist_state(state);
+  StepLogits out = model_->step_logits(s.inner(), previous_tokens, *s.lists()->subset);
+  at::Tensor log_probs = scatter_subsets(out.logits, s.row_columns(), s.lists()->subset->pieces(),
+                                         target_vocab_size(), /*normalise=*/true);
+  return {std::move(log_probs), std::move(out.attention),
+          std::make_shared<ShortlistState>(std::move(out.state), s.lists(), s.sentence())};
+}
+
+StepLogits ShortlistDecoder::step_logits(const DecoderState& state, const at::Tensor& previous_tokens) const {
+  const ShortlistState& s = as_shortlist_state(state);
+  StepLogits out = model_->step_logits(s.inner(), previous_tokens, *s.lists()->subset);
+  out.logits = scatter_subsets(out.logits, s.row_columns(), s.lists()->subset->pieces(), target_vocab_size(),
+                               /*normalise=*/false);
+  out.state = std::make_shared<ShortlistState>(std::move(out.state), s.lists(), s.sentence());
+  return out;
+}
+
+}  // namespace nmt

@@ -1,0 +1,312 @@
+// Lexical shortlists: the Dice table and the frequent pieces, the file and its refusals, and
+// decoding with one (ShortlistDecoder): a list of every piece changes nothing, bit for bit; a real
+// list gives proper distributions over each sentence's own pieces, independent of the batch.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <numeric>
+
+#include "nmt/core/error.h"
+#include "nmt/core/sha256.h"
+#include "nmt/data/tokenizer.h"
+#include "nmt/model/inference/inference_model.h"
+#include "nmt/model/seq2seq.h"
+#include "nmt/search/beam_search.h"
+#include "nmt/search/greedy_search.h"
+#include "nmt/search/lexical_shortlist.h"
+#include "nmt/search/shortlist_decoder.h"
+#include "nmt/translate/shortlist_builder.h"
+#include "tests/model/model_test_util.h"
+#include "tests/test_util.h"
+
+namespace nmt {
+namespace {
+
+using Tokens = std::vector<int>;
+constexpr std::int64_t kSourceVocab = 37, kTargetVocab = 41;
+
+LexicalShortlist make_shortlist(at::Tensor table, std::vector<std::int64_t> frequent) {
+  return LexicalShortlist(std::move(table), std::move(frequent), kTargetVocab, "src-digest", "tgt-digest", "dice");
+}
+
+// A list of every target piece: the frequent pieces are the whole vocabulary.
+std::shared_ptr<const LexicalShortlist> whole_vocabulary() {
+  std::vector<std::int64_t> all(kTargetVocab);
+  std::iota(all.begin(), all.end(), 0);
+  return std::make_shared<const LexicalShortlist>(make_shortlist(at::full({kSourceVocab, 1}, -1, at::kInt), all));
+}
+
+TEST(DiceTable, ListsTheBestCooccurringPiecesWithTheDocumentedTieBreaks) {
+  // s4 always with t7 (dice 1); s4 with t8 in 2 of its 3 sentences, t8 also alone once (2*2/(3+3));
+  // t9 with s4 once and alone twice: 2*1/(3+3) = t10's 2*1/(3+3): equal dice and count, smaller id first.
+  const std::vector<Tokens> sources{{4, 5}, {4, 5, 5}, {4}, {6}, {6}, {6}};
+  const std::vector<Tokens> targets{{7, 8, 3}, {7, 8, 9}, {7, 10}, {8}, {9, 10}, {9, 10}};
+  const at::Tensor table = dice_table(sources, targets, 12, 12, 3);
+  EXPECT_EQ(table.sizes(), (std::vector<std::int64_t>{12, 3}));
+  EXPECT_EQ(table[4][0].item<int>(), 7);
+  EXPECT_EQ(table[4][1].item<int>(), 8);
+  EXPECT_EQ(table[4][2].item<int>(), 9);
+  // s5 (in 2 sentences, once twice): with t7 and t8 twice (2*2/(2+3)), t9 once.
+  EXPECT_EQ(table[5][0].item<int>(), 7);
+  EXPECT_EQ(table[5][1].item<int>(), 8);
+  EXPECT_EQ(table[5][2].item<int>(), 9);
+  // s6: t9 and t10 twice each (2*2/(3+3)), t8 once (2/(3+3)).
+  EXPECT_EQ(table[6][0].item<int>(), 9);
+  EXPECT_EQ(table[6][1].item<int>(), 10);
+  EXPECT_EQ(table[6][2].item<int>(), 8);
+  // Specials are neither counted nor listed (EOS 3 in the first target); unseen pieces have no list.
+  for (std::int64_t s = 0; s < 12; ++s) {
+    for (std::int64_t j = 0; j < 3; ++j) EXPECT_NE(table[s][j].item<int>(), SpecialIds::kEos);
+  }
+  EXPECT_TRUE(table[7].eq(-1).all().item<bool>());
+  EXPECT_TRUE(table[SpecialIds::kEos].eq(-1).all().item<bool>());
+  EXPECT_THROW(dice_table({{4}}, {{12}}, 12, 12, 3), Error);
+}
+
+TEST(DiceTable, MostFrequentPiecesCountOccurrencesAndComeSorted) {
+  const std::vector<Tokens> targets{{7, 7, 7, 3}, {8, 8, 9}, {9, 2, 2, 2, 2}};
+  EXPECT_EQ(most_frequent_pieces(targets, 12, 2), (std::vector<std::int64_t>{7, 8}));  // 8 and 9 tie: smaller id
+  EXPECT_EQ(most_frequent_pieces(targets, 12, 10), (std::vector<std::int64_t>{7, 8, 9}));
+  EXPECT_TRUE(most_frequent_pieces(targets, 12, 0).empty());
+}
+
+TEST(LexicalShortlist, ASentencesPiecesAreTheFrequentOnesItsListsEosAndUnk) {
+  at::Tensor table = at::full({kSourceVocab, 2}, -1, at::kInt);
+  table[5][0] = 20;
+  table[5][1] = 11;
+  table[6][0] = 11;
+  const LexicalShortlist shortlist = make_shortlist(table, {30, 9});
+  const std::vector<std::int64_t> source{5, 6, 36, SpecialIds::kEos, 99, -1};  // 99 and -1: no row, skipped
+  EXPECT_EQ(shortlist.pieces_for(source.data(), static_cast<std::int64_t>(source.size())),
+            (std::vector<std::int64_t>{SpecialIds::kUnk, SpecialIds::kEos, 9, 11, 20, 30}));
+  EXPECT_EQ(shortlist.pieces_for(source.data(), 0),
+            (std::vector<std::int64_t>{SpecialIds::kUnk, SpecialIds::kEos, 9, 30}));
+}
+
+TEST(LexicalShortlist, RefusesIdsOutsideTheVocabularies) {
+  at::Tensor table = at::full({kSourceVocab, 2}, -1, at::kInt);
+  EXPECT_THROW(make_shortlist(table, {kTargetVocab}), ConfigError);
+  EXPECT_THROW(make_shortlist(table, {-1}), ConfigError);
+  table[3][0] = static_cast<int>(kTargetVocab);
+  EXPECT_THROW(make_shortlist(table, {}), ConfigError);
+  table[3][0] = -2;
+  EXPECT_THROW(make_shortlist(table, {}), ConfigError);
+  EXPECT_THROW(make_shortlist(at::zeros({kSourceVocab, 2}, at::kLong), {}), ConfigError);
+}
+
+TEST(LexicalShortlist, FileRoundTripsAndEveryBadFileIsNamed) {
+  test::TempDir dir;
+  at::manual_seed(3);
+  const at::Tensor table = at::randint(-1, kTargetVocab, {kSourceVocab, 5}, at::kInt);
+  const LexicalShortlist original = make_shortlist(table, {4, 8, 15});
+  const std::string path = (dir.root() / "a.shortlist").string();
+  original.save(path, /*replace=*/false);
+  const LexicalShortlist loaded = LexicalShortlist::load(path);
+  EXPECT_TRUE(at::equal(loaded.table(), table));
+  EXPECT_EQ(loaded.frequent(), original.frequent());
+  EXPECT_EQ(loaded.target_vocab(), kTargetVocab);
+  EXPECT_EQ(loaded.method(), "dice");
+  EXPECT_THROW(original.save(path, /*replace=*/false), IoError);  // exists
+  original.save(path, /*replace=*/true);
+
+  const auto message = [](const std::string& file) {
+    try {
+      LexicalShortlist::load(file);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("loaded");
+  };
+  EXPECT_NE(message((dir.root() / "missing").string()).find("missing"), std::string::npos);
+  const std::string text = (dir.root() / "text.shortlist").string();
+  std::ofstream(text) << "not an archive\n";
+  EXPECT_NE(message(text).find("shortlist " + text), std::string::npos) << message(text);
+  // Every flipped byte of the file: refused (damaged, not a shortlist) or, where it touches no
+  // value (zip padding, names LibTorch ignores), the same shortlist; never a different one.
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  int refused = 0;
+  for (std::size_t i = 0; i < bytes.size(); i += 7) {
+    std::string flipped = bytes;
+    flipped[i] = static_cast<char>(flipped[i] ^ 0x20);
+    const std::string file = (dir.root() / "flipped.shortlist").string();
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << flipped;
+    try {
+      const LexicalShortlist other = LexicalShortlist::load(file);
+      EXPECT_TRUE(at::equal(other.table(), table)) << "byte " << i;
+      EXPECT_EQ(other.frequent(), original.frequent()) << "byte " << i;
+    } catch (const DataError& e) {
+      EXPECT_NE(std::string(e.what()).find(file), std::string::npos) << e.what();
+      ++refused;
+    }
+  }
+  EXPECT_GT(refused, 0);
+}
+
+// A tiny trained model and sentences over its source vocabulary.
+struct Trained {
+  Seq2Seq model{nullptr};
+  std::shared_ptr<const InferenceModel> inference;
+  std::vector<Tokens> sentences;
+};
+
+const Trained& trained() {
+  static const Trained t = [] {
+    Trained out;
+    std::vector<int> lengths, target_lengths;
+    for (int i = 0; i < 16; ++i) {
+      lengths.push_back(1 + (i * 7) % 11);
+      target_lengths.push_back(1 + (i * 5) % 12);
+    }
+    out.sentences = test::random_sequences(lengths, static_cast<int>(kSourceVocab), 8);
+    const auto corpus =
+        ParallelCorpus::from_sequences(out.sentences, test::random_sequences(target_lengths, static_cast<int>(kTargetVocab), 9));
+    std::vector<std::size_t> all(out.sentences.size());
+    std::iota(all.begin(), all.end(), 0);
+    at::manual_seed(21);
+    out.model = Seq2Seq(test::tiny_config(AttentionType::bahdanau, DecoderStyle::luong));
+    test::fit_briefly(out.model, make_batch(corpus, all));
+    out.inference = out.model->for_inference(c10::Device(c10::kCPU));
+    return out;
+  }();
+  return t;
+}
+
+std::pair<at::Tensor, at::Tensor> source_tensors(const std::vector<Tokens>& sentences, const std::vector<std::size_t>& ids) {
+  std::size_t longest = 0;
+  for (const std::size_t i : ids) longest = std::max(longest, sentences[i].size() + 1);
+  at::Tensor source = at::full({static_cast<std::int64_t>(ids.size()), static_cast<std::int64_t>(longest)},
+                               SpecialIds::kPad, at::kLong);
+  at::Tensor lengths = at::empty({static_cast<std::int64_t>(ids.size())}, at::kLong);
+  for (std::size_t r = 0; r < ids.size(); ++r) {
+    const Tokens& s = sentences[ids[r]];
+    for (std::size_t j = 0; j < s.size(); ++j) source[static_cast<std::int64_t>(r)][static_cast<std::int64_t>(j)] = s[j];
+    source[static_cast<std::int64_t>(r)][static_cast<std::int64_t>(s.size())] = SpecialIds::kEos;
+    lengths[static_cast<std::int64_t>(r)] = static_cast<std::int64_t>(s.size()) + 1;
+  }
+  return {source, lengths};
+}
+
+// n-best lists by sentence, searched in the given batches.
+std::vector<std::vector<Hypothesis>> search(const IncrementalDecoder& model, const std::vector<std::vector<std::size_t>>& batches,
+                                            const SearchOptions& options) {
+  std::vector<std::vector<Hypothesis>> out(trained().sentences.size());
+  for (const auto& ids : batches) {
+    const auto [source, lengths] = source_tensors(trained().sentences, ids);
+    std::vector<std::vector<Hypothesis>> results;
+    if (options.beam_size == 1) {
+      for (auto& h : greedy_search(model, source, lengths, options)) results.push_back({std::move(h)});
+    } else {
+      results = beam_search(model, source, lengths, options);
+    }
+    for (std::size_t r = 0; r < ids.size(); ++r) out[ids[r]] = std::move(results[r]);
+  }
+  return out;
+}
+
+std::vector<std::size_t> all_sentences() {
+  std::vector<std::size_t> all(trained().sentences.size());
+  std::iota(all.begin(), all.end(), 0);
+  return all;
+}
+
+void expect_same(const std::vector<std::vector<Hypothesis>>& a, const std::vector<std::vector<Hypothesis>>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a[i].size(), b[i].size()) << "sentence " << i;
+    for (std::size_t j = 0; j < a[i].size(); ++j) {
+      EXPECT_EQ(a[i][j].tokens, b[i][j].tokens) << "sentence " << i << " hypothesis " << j;
+      EXPECT_EQ(std::isnan(a[i][j].log_prob), std::isnan(b[i][j].log_prob));
+      if (!std::isnan(a[i][j].log_prob)) {
+        EXPECT_EQ(a[i][j].log_prob, b[i][j].log_prob) << "sentence " << i << " hypothesis " << j;
+        EXPECT_EQ(a[i][j].score, b[i][j].score) << "sentence " << i << " hypothesis " << j;
+      }
+      EXPECT_EQ(a[i][j].finished, b[i][j].finished);
+    }
+  }
+}
+
+SearchOptions options_for(std::int64_t beam, bool scores = true) {
+  SearchOptions options;
+  options.beam_size = beam;
+  options.n_best = beam > 1 ? 3 : 1;
+  options.scores = scores;
+  return options;
+}
+
+TEST(ShortlistDecoder, AListOfEveryPieceChangesNothingBitForBit) {
+  const auto model = trained().inference;
+  const ShortlistDecoder shortlisted(model, whole_vocabulary());
+  for (const std::int64_t beam : {1, 4}) {
+    expect_same(search(shortlisted, {all_sentences()}, options_for(beam)), search(*model, {all_sentences()}, options_for(beam)));
+  }
+  expect_same(search(shortlisted, {all_sentences()}, options_for(1, false)),
+              search(*model, {all_sentences()}, options_for(1, false)));
+  // One step's log-probabilities, compared whole.
+  const auto [source, lengths] = source_tensors(trained().sentences, all_sentences());
+  const at::Tensor bos = at::full({source.size(0)}, SpecialIds::kBos, at::kLong);
+  const StepOutput plain = model->step(*model->encode(source, lengths), bos);
+  const StepOutput listed = shortlisted.step(*shortlisted.encode(source, lengths), bos);
+  EXPECT_TRUE(at::equal(plain.log_probs, listed.log_probs));
+  EXPECT_TRUE(at::equal(plain.attention, listed.attention));
+}
+
+// Lists of a few pieces per source piece: each row a distribution over its own list.
+std::shared_ptr<const LexicalShortlist> small_lists() {
+  at::manual_seed(5);
+  const at::Tensor table = at::randint(SpecialIds::kEos + 1, kTargetVocab, {kSourceVocab, 3}, at::kInt);
+  return std::make_shared<const LexicalShortlist>(make_shortlist(table, {4, 5}));
+}
+
+TEST(ShortlistDecoder, EachRowIsADistributionOverItsOwnPieces) {
+  const auto shortlist = small_lists();
+  const ShortlistDecoder shortlisted(trained().inference, shortlist);
+  const auto [source, lengths] = source_tensors(trained().sentences, all_sentences());
+  const at::Tensor bos = at::full({source.size(0)}, SpecialIds::kBos, at::kLong);
+  const StepOutput step = shortlisted.step(*shortlisted.encode(source, lengths), bos);
+  for (std::int64_t r = 0; r < source.size(0); ++r) {
+    const auto pieces = shortlist->pieces_for(source[r].data_ptr<std::int64_t>(), lengths[r].item<std::int64_t>());
+    at::Tensor inside = at::zeros({kTargetVocab}, at::kBool);
+    for (const std::int64_t p : pieces) inside[p] = true;
+    EXPECT_TRUE(step.log_probs[r].masked_select(inside.logical_not()).eq(-INFINITY).all().item<bool>()) << "row " << r;
+    EXPECT_NEAR(step.log_probs[r].masked_select(inside).to(at::kDouble).exp().sum().item<double>(), 1.0, 1e-5);
+  }
+  // Every hypothesis uses listed pieces only.
+  const auto results = search(shortlisted, {all_sentences()}, options_for(4));
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto [s, l] = source_tensors(trained().sentences, {i});
+    const auto pieces = shortlist->pieces_for(s[0].data_ptr<std::int64_t>(), l[0].item<std::int64_t>());
+    for (const Hypothesis& h : results[i]) {
+      for (const int token : h.tokens) EXPECT_TRUE(std::binary_search(pieces.begin(), pieces.end(), token));
+    }
+  }
+}
+
+TEST(ShortlistDecoder, ASentenceGetsTheSameResultInAnyBatch) {
+  const ShortlistDecoder shortlisted(trained().inference, small_lists());
+  std::vector<std::vector<std::size_t>> alone, pairs;
+  for (std::size_t i = 0; i < trained().sentences.size(); ++i) alone.push_back({i});
+  for (std::size_t i = 0; i + 1 < trained().sentences.size(); i += 2) pairs.push_back({i + 1, i});
+  for (const std::int64_t beam : {1, 4}) {
+    const auto together = search(shortlisted, {all_sentences()}, options_for(beam));
+    expect_same(search(shortlisted, alone, options_for(beam)), together);
+    expect_same(search(shortlisted, pairs, options_for(beam)), together);
+  }
+  // Greedy on logits chooses what greedy on log-probabilities chooses, with a shortlist too.
+  const auto scored = search(shortlisted, {all_sentences()}, options_for(1));
+  const auto ranked = search(shortlisted, alone, options_for(1, false));
+  for (std::size_t i = 0; i < scored.size(); ++i) EXPECT_EQ(ranked[i][0].tokens, scored[i][0].tokens) << i;
+}
+
+TEST(ShortlistDecoder, RefusesAShortlistOfAnotherVocabulary) {
+  const LexicalShortlist other(at::full({kSourceVocab, 1}, -1, at::kInt), {}, kTargetVocab + 1, "a", "b", "dice");
+  EXPECT_THROW(ShortlistDecoder(trained().inference, std::make_shared<const LexicalShortlist>(other)), ConfigError);
+}
+
+}  // namespace
+}  // namespace nmt
