@@ -2,6 +2,7 @@
 
 // c10d's headers declare Gloo (and NCCL) process groups only when these are defined; LibTorch
 // itself was built with them (CMakeLists.txt defines them for this file alone).
+#include <torch/csrc/distributed/c10d/FileStore.hpp>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
@@ -14,9 +15,11 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <filesystem>
 #include <future>
 #include <memory>
 #include <set>
+#include <stdexcept>
 #include <thread>
 
 #include "nmt/core/decimal_number.h"
@@ -49,9 +52,21 @@ bool agent_serves_store() {
   return flag != nullptr && (std::string(flag) == "True" || std::string(flag) == "1");
 }
 
+// Where the ranks meet, for messages: the TCP store's address, or the file store.
+std::string rendezvous_name(const RankInfo& place) {
+  return place.store_file.empty() ? place.master_addr + ":" + std::to_string(place.master_port)
+                                  : "the file store " + place.store_file;
+}
+
 // Another connection to the group's store, for the heartbeat and the roll call; it does not count
-// as a rank joining.
-c10::intrusive_ptr<c10d::TCPStore> store_client(const RankInfo& place, Milliseconds timeout) {
+// as a rank joining. A file store is opened again (no worker count: it never removes the file,
+// the supervisor does).
+c10::intrusive_ptr<c10d::Store> store_client(const RankInfo& place, Milliseconds timeout) {
+  if (!place.store_file.empty()) {
+    auto store = c10::make_intrusive<c10d::FileStore>(place.store_file, -1);
+    store->setTimeout(timeout);
+    return store;
+  }
   c10d::TCPStoreOptions options;
   options.port = static_cast<std::uint16_t>(place.master_port);
   options.isServer = false;
@@ -207,9 +222,49 @@ DistBackend choose_backend(const RankInfo& place, DistBackend backend, const c10
   return backend;
 }
 
+// A one-machine group's rendezvous (nmt's supervisor): every rank opens the file store, writes
+// its key and waits for every other rank's (at most `timeout`); nothing listens on the network.
+c10::intrusive_ptr<c10d::Store> open_file_store(const RankInfo& place, Milliseconds timeout) {
+  const std::string who = "rank " + std::to_string(place.rank);
+  c10::intrusive_ptr<c10d::FileStore> store;
+  try {
+    // c10d's file store waits for a missing folder until its default timeout (300 s): not here.
+    const std::filesystem::path folder = std::filesystem::path(place.store_file).parent_path();
+    if (!std::filesystem::is_directory(folder.empty() ? "." : folder)) throw std::runtime_error("no such folder");
+    store = c10::make_intrusive<c10d::FileStore>(place.store_file, -1);
+  } catch (const std::exception& e) {
+    throw DistError(who + " cannot open the group's file store " + place.store_file + ": " + reason_of(e));
+  }
+  store->setTimeout(timeout);
+  std::vector<std::string> keys;
+  for (int r = 0; r < place.world_size; ++r) keys.push_back("nmt-join/" + std::to_string(r));
+  try {
+    store->set(keys[static_cast<std::size_t>(place.rank)], std::vector<std::uint8_t>{1});
+    store->wait(keys, timeout);
+  } catch (const std::exception& e) {
+    std::string missing;
+    int count = 0;
+    try {
+      for (int r = 0; r < place.world_size; ++r) {
+        if (store->check({keys[static_cast<std::size_t>(r)]})) continue;
+        missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+        ++count;
+      }
+    } catch (const std::exception&) {
+    }
+    throw DistError(who + ": not every one of the " + std::to_string(place.world_size) + " ranks reached " +
+                    rendezvous_name(place) + " within " + std::to_string(timeout.count() / 1000) + " s" +
+                    (count == 0 ? ": " + reason_of(e)
+                                : (count == 1 ? " (rank " : " (ranks ") + missing + (count == 1 ? " is" : " are") +
+                                      " missing)"));
+  }
+  return store;
+}
+
 // The rendezvous: rank 0 serves the store (unless torchrun's agent does), the others connect; all
 // wait until every rank has come (at most `timeout`).
 c10::intrusive_ptr<c10d::Store> open_store(const RankInfo& place, Milliseconds timeout) {
+  if (!place.store_file.empty()) return open_file_store(place, timeout);
   const std::string master = place.master_addr + ":" + std::to_string(place.master_port);
   c10d::TCPStoreOptions options;
   options.port = static_cast<std::uint16_t>(place.master_port);
@@ -246,7 +301,7 @@ c10::intrusive_ptr<c10d::Store> open_store(const RankInfo& place, Milliseconds t
 // name resolves to: docs/distributed.md), or NCCL.
 void Communicator::join_process_group(DistBackend backend) {
   Impl& impl = *impl_;
-  const std::string master = impl.place.master_addr + ":" + std::to_string(impl.place.master_port);
+  const std::string master = rendezvous_name(impl.place);
   auto prefixed = c10::make_intrusive<c10d::PrefixStore>(impl.key_prefix + "/" + backend_name_, impl.store);
   try {
     if (backend == DistBackend::gloo) {
@@ -254,7 +309,7 @@ void Communicator::join_process_group(DistBackend backend) {
       const char* interface = std::getenv("GLOO_SOCKET_IFNAME");
       if (interface != nullptr && *interface != '\0') {
         options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(interface));
-      } else if (is_loopback(impl.place.master_addr)) {
+      } else if (is_loopback(impl.place.master_addr) || !impl.place.store_file.empty()) {  // one machine
         options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
       } else {
         options->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
@@ -303,7 +358,7 @@ std::unique_ptr<Communicator> Communicator::connect(const RankInfo& place, DistB
       value = impl.store->get(size_key);
     } catch (const std::exception& e) {
       throw DistError("rank " + std::to_string(place.rank) + " got no group size from rank 0 at " +
-                      place.master_addr + ":" + std::to_string(place.master_port) + ": " + reason_of(e));
+                      rendezvous_name(place) + ": " + reason_of(e));
     }
     const std::string rank0_size(value.begin(), value.end());
     if (rank0_size != std::to_string(place.world_size)) {
@@ -318,8 +373,8 @@ std::unique_ptr<Communicator> Communicator::connect(const RankInfo& place, DistB
     impl.heartbeat = std::make_unique<Heartbeat>(store_client(place, Milliseconds(3000)),
                                                  impl.key_prefix + "/beat/" + std::to_string(place.rank));
   } catch (const std::exception& e) {
-    throw DistError("rank " + std::to_string(place.rank) + " lost the store at " + place.master_addr + ":" +
-                    std::to_string(place.master_port) + ": " + reason_of(e));
+    throw DistError("rank " + std::to_string(place.rank) + " lost the store at " + rendezvous_name(place) + ": " +
+                    reason_of(e));
   }
   // One collective before anything else: every rank is connected to every other one.
   comm->barrier("joining the group");

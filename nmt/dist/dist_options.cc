@@ -142,6 +142,7 @@ LaunchPlan plan_launch(const DistOptions& options, const Environment& environmen
                              : options.nproc_per_node;
     r.local_world_size = std::max(r.local_world_size, r.local_rank + 1);
     r.source = set.name;
+    if (const char* file = environment("NMT_STORE_FILE"); file != nullptr && *file != '\0') r.store_file = file;
     if (asked_world > 1 && asked_world != r.world_size) {
       throw ConfigError("dist.nnodes x dist.nproc-per-node = " + std::to_string(asked_world) + " ranks, but " +
                         set.size + "=" + size + " (" + set.name + "): leave the options out under a launcher");

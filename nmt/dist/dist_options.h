@@ -41,6 +41,10 @@ struct RankInfo {
   std::string master_addr = "127.0.0.1";
   int master_port = 29500;         // 0 in a supervisor's plan: it picks a free port
   std::string source;              // where rank and world size came from ("torchrun variables", ...)
+  /// A one-machine group's rendezvous: a c10d file store in the supervisor's private folder
+  /// (NMT_STORE_FILE), so that nothing listens on the network; empty: the TCP store at
+  /// master_addr:master_port (several machines, torchrun and other launchers).
+  std::string store_file;
   bool distributed() const { return world_size > 1; }
 };
 

@@ -9,7 +9,11 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string>
 #include <thread>
 
 #include "nmt/core/error.h"
@@ -55,6 +59,7 @@ pid_t start_rank(const RankInfo& rank, const DistOptions& options, const std::ve
       "MASTER_ADDR=" + rank.master_addr,
       "MASTER_PORT=" + std::to_string(rank.master_port),
       "TORCHELASTIC_RUN_ID=nmt-" + group_id,
+      "NMT_STORE_FILE=" + rank.store_file,  // blank: the TCP store (an inherited value must not stay)
   };
   // Everything the child needs is built before fork: after it, only async-signal-safe calls.
   // This very program, by its real path (so that ps and top show nmt-train), else /proc/self/exe.
@@ -94,6 +99,30 @@ pid_t start_rank(const RankInfo& rank, const DistOptions& options, const std::ve
   return pid;
 }
 
+// A folder of the temporary directory that only this user can open, removed with its contents.
+class PrivateFolder {
+ public:
+  explicit PrivateFolder(const std::string& prefix) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/" + prefix + "-XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) {
+      throw Error("cannot make a folder for the ranks' rendezvous in " + pattern.substr(0, pattern.rfind('/')) + ": " +
+                  std::strerror(errno) + " (set TMPDIR to a writable folder)");
+    }
+    path_ = pattern;
+  }
+  ~PrivateFolder() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  PrivateFolder(const PrivateFolder&) = delete;
+  PrivateFolder& operator=(const PrivateFolder&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
 }  // namespace
 
 int find_free_port() {
@@ -122,8 +151,10 @@ std::vector<Child> start_local_ranks(const DistOptions& options, const RankInfo&
   // taken by another run) wait for keys that never come and fail within the timeout.
   const std::string group_id = std::to_string(getpid()) + "-" +
                                std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
-  log().info("starting ranks {}..{} of {} on this machine (rendezvous {}:{})", group.rank,
-             group.rank + options.nproc_per_node - 1, group.world_size, group.master_addr, group.master_port);
+  log().info("starting ranks {}..{} of {} on this machine (rendezvous {})", group.rank,
+             group.rank + options.nproc_per_node - 1, group.world_size,
+             group.store_file.empty() ? group.master_addr + ":" + std::to_string(group.master_port)
+                                      : "through the file store " + group.store_file);
   std::vector<Child> children;
   for (int local = 0; local < options.nproc_per_node; ++local) {
     RankInfo rank = group;
@@ -232,6 +263,14 @@ int supervise_local_ranks(const DistOptions& options, const RankInfo& first, con
   SignalGuard signals;  // SIGINT and SIGTERM go to the ranks; the handlers come back on every way out
   RankInfo group = first;
   if (group.master_port == 0) group.master_port = find_free_port();
+  // One machine: the ranks meet in a file store in a folder only this user can open (mkdtemp's
+  // 0700), not a TCP store listening on every interface (LibTorch's TCPStore cannot be bound to
+  // one address); removed when the ranks have ended.
+  std::unique_ptr<PrivateFolder> folder;
+  if (options.nnodes == 1) {
+    folder = std::make_unique<PrivateFolder>("nmt-rendezvous");
+    group.store_file = folder->path() + "/store";
+  }
   RankWatch watch(start_local_ranks(options, group, arguments), grace_s);
   return watch.run(signals);
 }

@@ -7,9 +7,15 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <future>
+#include <set>
+#include <sstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <torch/cuda.h>
 
@@ -105,6 +111,73 @@ TEST(Communicator, CollectivesGiveEveryRankTheSameValues) {
     }
     comm.barrier("test barrier");
   });
+}
+
+// The TCP ports this process listens on, by local IPv4/IPv6 address in /proc's hex form.
+std::vector<std::string> listening_addresses() {
+  std::set<std::string> inodes;
+  for (const auto& fd : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code error;
+    const std::string target = std::filesystem::read_symlink(fd.path(), error).string();
+    if (!error && target.rfind("socket:[", 0) == 0) inodes.insert(target.substr(8, target.size() - 9));
+  }
+  std::vector<std::string> addresses;
+  for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::ifstream in(table);
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
+      fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >> timeout >> inode;
+      if (state == "0A" && inodes.count(inode) > 0) addresses.push_back(local.substr(0, local.find(':')));
+    }
+  }
+  return addresses;
+}
+
+// nmt's supervisor puts a one-machine group's rendezvous in a file store: the ranks meet, sum,
+// and nothing of theirs listens on an address other than the loopback (the TCP store listens on
+// every interface, and LibTorch gives no way to bind it to one).
+TEST(Communicator, AFileStoreGroupMeetsWithoutListeningBeyondTheLoopback) {
+  test::TempDir dir;
+  const std::string file = (dir.root() / "store").string();
+  std::vector<std::future<std::vector<std::string>>> ranks;
+  for (int r = 0; r < 2; ++r) {
+    ranks.push_back(std::async(std::launch::async, [r, file] {
+      RankInfo p = place(r, 2, free_port());  // a port nobody serves: the file is the rendezvous
+      p.store_file = file;
+      auto comm = Communicator::connect(p, DistBackend::gloo, c10::Device(c10::kCPU), 20);
+      at::Tensor t = at::full({3}, static_cast<float>(r + 1));
+      comm->all_reduce_sum(t, "test sum");
+      EXPECT_TRUE(at::equal(t, at::full({3}, 3.0f)));
+      std::vector<std::string> listening = listening_addresses();
+      comm->barrier("listed");
+      return listening;
+    }));
+  }
+  for (auto& f : ranks) {
+    for (const std::string& address : f.get()) {
+      // 0100007F: 127.0.0.1; IPv6 loopback ::1 and v4-mapped 127.0.0.1.
+      const bool loopback = address == "0100007F" || address == "00000000000000000000000001000000" ||
+                            address == "0000000000000000FFFF00000100007F";
+      EXPECT_TRUE(loopback) << "a socket listens on " << address;
+    }
+  }
+}
+
+TEST(Communicator, RanksMissingFromAFileStoreAreNamedWithinTheTimeout) {
+  test::TempDir dir;
+  RankInfo p = place(0, 3, free_port());
+  p.store_file = (dir.root() / "store").string();
+  const auto start = Clock::now();
+  EXPECT_THROW_WITH(Communicator::connect(p, DistBackend::gloo, c10::Device(c10::kCPU), 2), DistError,
+                    "rank 0: not every one of the 3 ranks reached the file store " + p.store_file +
+                        " within 2 s (ranks 1, 2 are missing)");
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(15));
+  p.store_file = (dir.root() / "no-such-folder" / "store").string();
+  EXPECT_THROW_WITH(Communicator::connect(p, DistBackend::gloo, c10::Device(c10::kCPU), 2), DistError,
+                    "rank 0 cannot open the group's file store " + p.store_file);
 }
 
 TEST(GradientSync, EveryGradientBecomesItsSumOverRanksInAnyNumberOfBuckets) {
