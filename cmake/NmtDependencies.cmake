@@ -79,7 +79,8 @@ endif()
 # folder (PyTorch 2.11, g++ 13; docs/benchmarks.md, "On a GPU"). libstdc++ named ahead of LibTorch
 # comes first in each program's needed libraries, hence first in the dynamic linker's search
 # order. Where LibTorch was built against the system's libstdc++ (Debian) nothing changes.
-if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" OR
+   (CMAKE_CXX_COMPILER_ID MATCHES "Clang" AND NOT APPLE AND NOT CMAKE_CXX_FLAGS MATCHES "-stdlib=libc\\+\\+"))
   set(_nmt_libstdcxx_first stdc++)
 endif()
 target_link_libraries(nmt_torch INTERFACE ${_nmt_libstdcxx_first} ${TORCH_LIBRARIES})

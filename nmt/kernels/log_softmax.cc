@@ -33,15 +33,7 @@ at::Tensor scatter_subsets(const at::Tensor& logits, const std::vector<const std
   const std::int64_t rows = logits.size(0), k = logits.size(1);
   const double minus_infinity = -std::numeric_limits<double>::infinity();
   at::Tensor out = at::full({rows, vocab}, minus_infinity, logits.options());
-  if (!inference_kernels_apply(logits, at::Tensor())) {  // autograd or another device: tensor operations
-    at::Tensor allowed = at::zeros({rows, k}, at::kBool);
-    for (std::int64_t r = 0; r < rows; ++r) {
-      for (const std::int64_t c : *columns[static_cast<std::size_t>(r)]) allowed[r][c] = true;
-    }
-    at::Tensor values = logits.masked_fill(allowed.logical_not().to(logits.device()), minus_infinity);
-    if (normalise) values = values.log_softmax(/*dim=*/-1);
-    return out.index_copy_(1, pieces.to(logits.device()), values);
-  }
+  TORCH_CHECK(inference_kernels_apply(logits, at::Tensor()), "scatter_subsets: the inference kernels' case only");
   const at::Tensor x = logits.contiguous();
   const at::Tensor ids = pieces.to(at::kCPU).to(at::kLong).contiguous();
   const std::int64_t* piece = ids.data_ptr<std::int64_t>();

@@ -36,6 +36,7 @@ struct StepLogits {
   at::Tensor logits;
   at::Tensor attention;  // as StepOutput's
   DecoderStatePtr state;
+  bool normalised = false;  // the logits are log-probabilities (c_b = 0): what the default gives
 };
 
 /// A model's output layer restricted to some target pieces (a lexical shortlist's), made once for

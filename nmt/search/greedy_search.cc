@@ -73,14 +73,21 @@ std::vector<Hypothesis> greedy_search(const IncrementalDecoder& model, const at:
   at::Tensor log_prob = at::zeros({batch}, source.options().dtype(at::kFloat));  // r of each state row
 
   // No scores asked: the logits' argmax is the log-softmax's (a row's log-probabilities are its
-  // logits less one constant), so the normalisation is skipped and r is not kept.
-  const bool rank_logits = !options.scores;
+  // logits less one constant), so a model that offers its logits skips the normalisation, and r
+  // is not known from then on (NaN). A model that offers only log-probabilities ranks r + log p
+  // as ever.
+  bool known_r = true;
   for (std::int64_t t = 0; !active.empty(); ++t) {
     StepOutput out;
     BestTokens best;
-    if (rank_logits && !constraints_apply(t, options)) {
+    if (!options.scores && !constraints_apply(t, options)) {
       StepLogits logits = model.step_logits(*state, previous);
-      best = best_tokens(logits.logits, at::Tensor());
+      if (logits.normalised) {
+        best = best_tokens(logits.logits, log_prob);
+      } else {
+        best = best_tokens(logits.logits, at::Tensor());
+        known_r = false;
+      }
       out.attention = std::move(logits.attention);
       out.state = std::move(logits.state);
     } else {
@@ -106,7 +113,7 @@ std::vector<Hypothesis> greedy_search(const IncrementalDecoder& model, const at:
       const float score = best.scores[r];
       if (std::isinf(score)) continue;  // the constraints forbid every token (or all are NaN): stop, unfinished
       const auto id = static_cast<int>(best.ids[r]);
-      h.log_prob = rank_logits ? std::numeric_limits<double>::quiet_NaN() : score;
+      h.log_prob = known_r ? score : std::numeric_limits<double>::quiet_NaN();
       if (options.keep_attention) attention[row].push_back(step_attention[static_cast<std::int64_t>(r)]);
       if (id == SpecialIds::kEos) {
         h.finished = true;
@@ -124,8 +131,8 @@ std::vector<Hypothesis> greedy_search(const IncrementalDecoder& model, const at:
     state = still_active.size() != active.size() ? out.state->select(at::tensor(keep_rows, at::kLong).to(device))
                                                  : std::move(out.state);
     previous = at::tensor(next_ids, at::kLong).to(device);
-    log_prob = rank_logits ? at::zeros({static_cast<std::int64_t>(next_scores.size())}, at::kFloat).to(device)
-                           : at::tensor(next_scores, at::kFloat).to(device);
+    log_prob = known_r ? at::tensor(next_scores, at::kFloat).to(device)
+                       : at::zeros({static_cast<std::int64_t>(next_scores.size())}, at::kFloat).to(device);
     active = std::move(still_active);
   }
   for (std::size_t row = 0; row < row_count; ++row) {

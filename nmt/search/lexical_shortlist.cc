@@ -18,7 +18,7 @@ namespace {
 
 constexpr std::int64_t kShortlistFormat = 1;
 constexpr const char* kKind = "nmt lexical shortlist";
-constexpr std::int64_t kMaxTopK = 100000;
+constexpr std::int64_t kMaxVocabulary = std::int64_t{1} << 24;  // far beyond any subword vocabulary
 
 }  // namespace
 
@@ -30,13 +30,14 @@ LexicalShortlist::LexicalShortlist(at::Tensor table, std::vector<std::int64_t> f
       target_spm_sha256_(std::move(target_spm_sha256)),
       method_(std::move(method)) {
   if (!table.defined() || table.dim() != 2 || table.scalar_type() != at::kInt || table.size(0) < 1 ||
-      table.size(1) > kMaxTopK) {
+      table.size(1) > kMaxShortlistTopK) {
     throw ConfigError("a shortlist's table must be [source pieces, top-k] int32 with top-k <= " +
-                      std::to_string(kMaxTopK));
+                      std::to_string(kMaxShortlistTopK));
   }
-  if (target_vocab_ < SpecialIds::kEos + 1) {
-    throw ConfigError("a shortlist's target vocabulary must have at least " + std::to_string(SpecialIds::kEos + 1) +
-                      " pieces, got " + std::to_string(target_vocab_));
+  if (target_vocab_ < SpecialIds::kEos + 1 || target_vocab_ > kMaxVocabulary || table.size(0) > kMaxVocabulary) {
+    throw ConfigError("a shortlist's vocabularies must have " + std::to_string(SpecialIds::kEos + 1) + " to " +
+                      std::to_string(kMaxVocabulary) + " pieces, got " + std::to_string(table.size(0)) + " source and " +
+                      std::to_string(target_vocab_) + " target pieces");
   }
   table_ = table.to(at::kCPU).contiguous();
   const at::Tensor used = table_.ge(0);
@@ -44,12 +45,18 @@ LexicalShortlist::LexicalShortlist(at::Tensor table, std::vector<std::int64_t> f
     throw ConfigError("a shortlist's table holds a piece outside the target vocabulary of " +
                       std::to_string(target_vocab_));
   }
+  if (static_cast<std::int64_t>(frequent_.size()) > target_vocab_) {
+    throw ConfigError("a shortlist lists " + std::to_string(frequent_.size()) + " frequent pieces, more than its " +
+                      std::to_string(target_vocab_) + " target pieces");
+  }
   for (const std::int64_t id : frequent_) {
     if (id < 0 || id >= target_vocab_) {
       throw ConfigError("a shortlist's frequent piece " + std::to_string(id) + " is outside the target vocabulary of " +
                         std::to_string(target_vocab_));
     }
   }
+  std::sort(frequent_.begin(), frequent_.end());
+  frequent_.erase(std::unique(frequent_.begin(), frequent_.end()), frequent_.end());
 }
 
 void LexicalShortlist::save(const std::string& path, bool replace) const {
@@ -117,18 +124,22 @@ void LexicalShortlist::check_tokenizers(const Tokenizer& source, const Tokenizer
 }
 
 std::vector<std::int64_t> LexicalShortlist::pieces_for(const std::int64_t* source, std::int64_t length) const {
-  std::vector<std::int64_t> pieces(frequent_);
-  pieces.push_back(SpecialIds::kUnk);
-  pieces.push_back(SpecialIds::kEos);
+  // Marks in a table of the target vocabulary, read in order: no list longer than the vocabulary
+  // is ever held, whatever the sentence's length and top_k.
+  std::vector<char> listed(static_cast<std::size_t>(target_vocab_), 0);
+  for (const std::int64_t id : frequent_) listed[static_cast<std::size_t>(id)] = 1;
+  listed[SpecialIds::kUnk] = listed[SpecialIds::kEos] = 1;
   const std::int64_t k = top_k();
   const int* table = table_.data_ptr<int>();
   for (std::int64_t i = 0; i < length; ++i) {
     const std::int64_t s = source[i];
     if (s < 0 || s >= source_vocab()) continue;
-    for (std::int64_t j = 0; j < k && table[s * k + j] >= 0; ++j) pieces.push_back(table[s * k + j]);
+    for (std::int64_t j = 0; j < k && table[s * k + j] >= 0; ++j) listed[static_cast<std::size_t>(table[s * k + j])] = 1;
   }
-  std::sort(pieces.begin(), pieces.end());
-  pieces.erase(std::unique(pieces.begin(), pieces.end()), pieces.end());
+  std::vector<std::int64_t> pieces;
+  for (std::int64_t id = 0; id < target_vocab_; ++id) {
+    if (listed[static_cast<std::size_t>(id)] != 0) pieces.push_back(id);
+  }
   return pieces;
 }
 

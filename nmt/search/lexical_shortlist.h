@@ -14,11 +14,15 @@ namespace nmt {
 
 class Tokenizer;
 
+/// The most target pieces a shortlist lists per source piece (builder and reader alike).
+constexpr std::int64_t kMaxShortlistTopK = 10000;
+
 class LexicalShortlist {
  public:
   /// table [source_vocab, top_k] int32: row s holds the target pieces for source piece s, best
-  /// first, -1 where it has fewer; frequent: the target pieces every sentence gets. Ids are checked
-  /// against the vocabulary sizes (ConfigError naming the bad one).
+  /// first, -1 where it has fewer (top_k <= kMaxShortlistTopK); frequent: the target pieces every
+  /// sentence gets (kept sorted, without repeats; at most target_vocab). Ids are checked against
+  /// the vocabulary sizes (ConfigError naming the bad one).
   LexicalShortlist(at::Tensor table, std::vector<std::int64_t> frequent, std::int64_t target_vocab,
                    std::string source_spm_sha256, std::string target_spm_sha256, std::string method);
 

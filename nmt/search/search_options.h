@@ -53,6 +53,7 @@ struct Hypothesis {
   std::vector<int> tokens;  // target subword ids, without EOS
   double score = 0;         // final score s = log_prob / lp(|Y|) + cp (greedy: s = log_prob)
   double log_prob = 0;      // r: float32 sum of the log-probabilities of the tokens and the final EOS
+                            //   (both NaN from greedy search with SearchOptions::scores false)
   bool finished = false;    // ended with EOS (false: stopped at the length limit)
   at::Tensor attention;     // [steps, src_len] on the CPU when requested: one row per token (+ EOS)
 };

@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -17,6 +18,7 @@ namespace {
 struct BatchLists {
   std::shared_ptr<const OutputSubset> subset;
   std::vector<std::vector<std::int64_t>> columns;  // [sentence] increasing positions in subset->pieces()
+  at::Tensor allowed;  // [sentences, K] bool on the model's device: the same, for tensor operations
 };
 
 class ShortlistState final : public DecoderState {
@@ -37,6 +39,10 @@ class ShortlistState final : public DecoderState {
   const DecoderState& inner() const { return *inner_; }
   const std::shared_ptr<const BatchLists>& lists() const { return lists_; }
   const std::vector<std::int64_t>& sentence() const { return sentence_; }
+  /// [rows, K] bool: each row's columns, on the model's device.
+  at::Tensor allowed_rows() const {
+    return lists_->allowed.index_select(0, at::tensor(sentence_, at::kLong).to(lists_->allowed.device()));
+  }
   /// Each row's columns, in row order.
   std::vector<const std::vector<std::int64_t>*> row_columns() const {
     std::vector<const std::vector<std::int64_t>*> columns;
@@ -95,17 +101,41 @@ DecoderStatePtr ShortlistDecoder::encode(const at::Tensor& source, const at::Ten
     }
   }
   batch_lists->subset = model_->output_subset(at::tensor(all, at::kLong).to(source.device()));
+  at::Tensor allowed = at::zeros({batch, static_cast<std::int64_t>(all.size())}, at::kBool);
+  bool* mark = allowed.data_ptr<bool>();
+  for (std::size_t b = 0; b < lists.size(); ++b) {
+    for (const std::int64_t c : batch_lists->columns[b]) mark[static_cast<std::int64_t>(b) * allowed.size(1) + c] = true;
+  }
+  batch_lists->allowed = allowed.to(source.device());
   std::vector<std::int64_t> sentence(static_cast<std::size_t>(batch));
   for (std::int64_t b = 0; b < batch; ++b) sentence[static_cast<std::size_t>(b)] = b;
   return std::make_shared<ShortlistState>(model_->encode(source, source_lengths), std::move(batch_lists),
                                           std::move(sentence));
 }
 
+namespace {
+
+// [rows, vocab]: each row's logits over its own pieces (normalised over them when `normalise`),
+// -inf elsewhere. On the CPU the inference kernel (kernels.h, scatter_subsets); elsewhere (CUDA,
+// autograd) tensor operations over the batch's mask.
+at::Tensor spread(const ShortlistState& s, const at::Tensor& logits, std::int64_t vocab, bool normalise) {
+  const at::Tensor& pieces = s.lists()->subset->pieces();
+  if (inference_kernels_apply(logits, at::Tensor())) {
+    return scatter_subsets(logits, s.row_columns(), pieces, vocab, normalise);
+  }
+  const double minus_infinity = -std::numeric_limits<double>::infinity();
+  at::Tensor values = logits.masked_fill(s.allowed_rows().logical_not(), minus_infinity);
+  if (normalise) values = values.log_softmax(/*dim=*/-1);
+  return at::full({logits.size(0), vocab}, minus_infinity, logits.options())
+      .index_copy(1, pieces.to(logits.device()), values);
+}
+
+}  // namespace
+
 StepOutput ShortlistDecoder::step(const DecoderState& state, const at::Tensor& previous_tokens) const {
   const ShortlistState& s = as_shortlist_state(state);
   StepLogits out = model_->step_logits(s.inner(), previous_tokens, *s.lists()->subset);
-  at::Tensor log_probs = scatter_subsets(out.logits, s.row_columns(), s.lists()->subset->pieces(),
-                                         target_vocab_size(), /*normalise=*/true);
+  at::Tensor log_probs = spread(s, out.logits, target_vocab_size(), /*normalise=*/true);
   return {std::move(log_probs), std::move(out.attention),
           std::make_shared<ShortlistState>(std::move(out.state), s.lists(), s.sentence())};
 }
@@ -113,8 +143,9 @@ StepOutput ShortlistDecoder::step(const DecoderState& state, const at::Tensor& p
 StepLogits ShortlistDecoder::step_logits(const DecoderState& state, const at::Tensor& previous_tokens) const {
   const ShortlistState& s = as_shortlist_state(state);
   StepLogits out = model_->step_logits(s.inner(), previous_tokens, *s.lists()->subset);
-  out.logits = scatter_subsets(out.logits, s.row_columns(), s.lists()->subset->pieces(), target_vocab_size(),
-                               /*normalise=*/false);
+  // A model that gives log-probabilities only: over the list as step() gives them, so that greedy
+  // search ranks what it ranks with scores.
+  out.logits = spread(s, out.logits, target_vocab_size(), /*normalise=*/out.normalised);
   out.state = std::make_shared<ShortlistState>(std::move(out.state), s.lists(), s.sentence());
   return out;
 }

@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <utility>
 
 #include "nmt/core/error.h"
@@ -17,7 +18,6 @@ namespace nmt {
 namespace {
 
 constexpr std::int64_t kFirstPiece = SpecialIds::kEos + 1;  // ids below are specials
-constexpr std::int64_t kMaxTopK = 10000;
 constexpr std::int64_t kCountBlock = 8 << 20;  // counters per pass over the corpus (32 MiB)
 
 // The distinct non-special ids of a sentence, increasing.
@@ -35,8 +35,8 @@ std::vector<int> distinct_pieces(const std::vector<int>& ids, std::int64_t vocab
 }  // namespace
 
 void ShortlistBuildOptions::validate() const {
-  if (top_k < 1 || top_k > kMaxTopK) {
-    throw ConfigError("--top-k must be in [1, " + std::to_string(kMaxTopK) + "], got " + std::to_string(top_k));
+  if (top_k < 1 || top_k > kMaxShortlistTopK) {
+    throw ConfigError("--top-k must be in [1, " + std::to_string(kMaxShortlistTopK) + "], got " + std::to_string(top_k));
   }
   if (frequent < 0 || frequent > 1000000) {
     throw ConfigError("--frequent must be in [0, 1000000], got " + std::to_string(frequent));
@@ -46,33 +46,38 @@ void ShortlistBuildOptions::validate() const {
 at::Tensor dice_table(const std::vector<std::vector<int>>& sources, const std::vector<std::vector<int>>& targets,
                       std::int64_t source_vocab, std::int64_t target_vocab, std::int64_t top_k) {
   if (sources.size() != targets.size()) throw Error("dice_table: sources and targets differ in number");
-  std::vector<std::vector<int>> src(sources.size()), tgt(targets.size());
-  std::vector<std::int64_t> source_count(static_cast<std::size_t>(source_vocab)),
-      target_count(static_cast<std::size_t>(target_vocab));
+  if (source_vocab < 1 || target_vocab < 1 || top_k < 1 || top_k > kMaxShortlistTopK) {
+    throw Error("dice_table: vocabularies must be >= 1 and top_k in [1, " + std::to_string(kMaxShortlistTopK) + "]");
+  }
+  // c(s), c(t), and for each source piece the sentences it occurs in (an inverted index: every
+  // block of source pieces below visits only its own sentences).
+  std::vector<std::vector<int>> tgt(targets.size());
+  std::vector<std::vector<std::int32_t>> sentences_of(static_cast<std::size_t>(source_vocab));
+  std::vector<std::int64_t> target_count(static_cast<std::size_t>(target_vocab));
   for (std::size_t i = 0; i < sources.size(); ++i) {
-    src[i] = distinct_pieces(sources[i], source_vocab, "source");
     tgt[i] = distinct_pieces(targets[i], target_vocab, "target");
-    for (const int s : src[i]) ++source_count[static_cast<std::size_t>(s)];
     for (const int t : tgt[i]) ++target_count[static_cast<std::size_t>(t)];
+    for (const int s : distinct_pieces(sources[i], source_vocab, "source")) {
+      sentences_of[static_cast<std::size_t>(s)].push_back(static_cast<std::int32_t>(i));
+    }
   }
   at::Tensor table = at::full({source_vocab, top_k}, -1, at::kInt);
   int* out = table.data_ptr<int>();
-  // c(s, t) for a block of source pieces at a time, dense over the target vocabulary.
+  // c(s, t) for a block of source pieces at a time, dense over the target vocabulary (32 MiB).
   const std::int64_t block = std::max<std::int64_t>(1, kCountBlock / target_vocab);
   std::vector<std::int32_t> together;
   for (std::int64_t first = kFirstPiece; first < source_vocab; first += block) {
     const std::int64_t last = std::min(source_vocab, first + block);
     together.assign(static_cast<std::size_t>((last - first) * target_vocab), 0);
-    for (std::size_t i = 0; i < src.size(); ++i) {
-      const auto begin = std::lower_bound(src[i].begin(), src[i].end(), static_cast<int>(first));
-      for (auto s = begin; s != src[i].end() && *s < last; ++s) {
-        std::int32_t* row = together.data() + (*s - first) * target_vocab;
-        for (const int t : tgt[i]) ++row[t];
+    for (std::int64_t s = first; s < last; ++s) {
+      std::int32_t* row = together.data() + (s - first) * target_vocab;
+      for (const std::int32_t i : sentences_of[static_cast<std::size_t>(s)]) {
+        for (const int t : tgt[static_cast<std::size_t>(i)]) ++row[t];
       }
     }
     for (std::int64_t s = first; s < last; ++s) {
       const std::int32_t* row = together.data() + (s - first) * target_vocab;
-      const auto cs = static_cast<double>(source_count[static_cast<std::size_t>(s)]);
+      const auto cs = static_cast<double>(sentences_of[static_cast<std::size_t>(s)].size());
       std::vector<int> listed;
       for (std::int64_t t = kFirstPiece; t < target_vocab; ++t) {
         if (row[t] > 0) listed.push_back(static_cast<int>(t));
@@ -96,12 +101,17 @@ at::Tensor dice_table(const std::vector<std::vector<int>>& sources, const std::v
 
 std::vector<std::int64_t> most_frequent_pieces(const std::vector<std::vector<int>>& targets, std::int64_t target_vocab,
                                                std::int64_t n) {
-  std::vector<std::int64_t> count(static_cast<std::size_t>(target_vocab));
+  std::vector<std::int64_t> count(static_cast<std::size_t>(std::max<std::int64_t>(target_vocab, 0)));
   for (const auto& sentence : targets) {
     for (const int t : sentence) {
       if (t >= kFirstPiece && t < target_vocab) ++count[static_cast<std::size_t>(t)];
     }
   }
+  return most_frequent_pieces(count, n);
+}
+
+std::vector<std::int64_t> most_frequent_pieces(const std::vector<std::int64_t>& count, std::int64_t n) {
+  const auto target_vocab = static_cast<std::int64_t>(count.size());
   std::vector<std::int64_t> ids;
   for (std::int64_t t = kFirstPiece; t < target_vocab; ++t) {
     if (count[static_cast<std::size_t>(t)] > 0) ids.push_back(t);
@@ -118,13 +128,30 @@ std::vector<std::int64_t> most_frequent_pieces(const std::vector<std::vector<int
 
 ShortlistBuildSummary build_shortlist(const ShortlistBuildOptions& options) {
   options.validate();
+  for (const auto& [role, input] : {std::pair<const char*, const std::string&>{"checkpoint", options.checkpoint},
+                                    {"--source", options.source},
+                                    {"--target", options.target}}) {
+    std::error_code error;
+    if (std::filesystem::equivalent(options.output, input, error)) {
+      throw ConfigError("--output " + options.output + " is the " + role + " " + input +
+                        ": a shortlist never replaces its inputs");
+    }
+  }
   refuse_existing_output(options.output, options.replace);
   const Checkpoint checkpoint = load_checkpoint(options.checkpoint);
   const Tokenizer& source_tokenizer = checkpoint.source_tokenizer;
   const Tokenizer& target_tokenizer = checkpoint.target_tokenizer;
   TextLineReader source_reader(options.source), target_reader(options.target);
+  // Each sentence's distinct pieces only (what the counts need), and the target occurrences.
   std::vector<std::vector<int>> sources, targets;
+  std::vector<std::int64_t> occurrences(static_cast<std::size_t>(target_tokenizer.vocab_size()));
   std::string source_line, target_line;
+  const auto distinct = [](std::vector<int> ids) {
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    ids.shrink_to_fit();
+    return ids;
+  };
   while (true) {
     const bool more_source = source_reader.next(source_line), more_target = target_reader.next(target_line);
     if (more_source != more_target) {
@@ -134,13 +161,17 @@ ShortlistBuildSummary build_shortlist(const ShortlistBuildOptions& options) {
                       longer.path() + " has more: the corpus sides must have one line per sentence each");
     }
     if (!more_source) break;
-    sources.push_back(source_tokenizer.encode(source_line));
-    targets.push_back(target_tokenizer.encode(target_line));
+    sources.push_back(distinct(source_tokenizer.encode(source_line)));
+    std::vector<int> target = target_tokenizer.encode(target_line);
+    for (const int t : target) {
+      if (t >= kFirstPiece && t < target_tokenizer.vocab_size()) ++occurrences[static_cast<std::size_t>(t)];
+    }
+    targets.push_back(distinct(std::move(target)));
   }
   if (sources.empty()) throw DataError(options.source + " is empty: no sentence to build a shortlist from");
   const at::Tensor table =
       dice_table(sources, targets, source_tokenizer.vocab_size(), target_tokenizer.vocab_size(), options.top_k);
-  const LexicalShortlist shortlist(table, most_frequent_pieces(targets, target_tokenizer.vocab_size(), options.frequent),
+  const LexicalShortlist shortlist(table, most_frequent_pieces(occurrences, options.frequent),
                                    target_tokenizer.vocab_size(), sha256_hex(source_tokenizer.model_bytes()),
                                    sha256_hex(target_tokenizer.model_bytes()), "dice");
   shortlist.save(options.output, options.replace);

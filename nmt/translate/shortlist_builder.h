@@ -4,7 +4,8 @@
 //   dice(s, t) = 2 c(s, t) / (c(s) + c(t)),
 // c counting sentence pairs (a piece counts once per sentence), the top_k best per source piece
 // (ties: more sentences together, then the smaller id); plus the `frequent` target pieces with the
-// most occurrences.
+// most occurrences. Memory: each sentence's distinct pieces, an inverted index of the source side
+// and 32 MiB of counters.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -39,9 +40,11 @@ struct ShortlistBuildSummary {
 at::Tensor dice_table(const std::vector<std::vector<int>>& sources, const std::vector<std::vector<int>>& targets,
                       std::int64_t source_vocab, std::int64_t target_vocab, std::int64_t top_k);
 
-/// The `n` target pieces with the most occurrences (ties: the smaller id), specials excluded.
+/// The `n` target pieces with the most occurrences (ties: the smaller id), specials excluded,
+/// increasing: from the sentences, or from the occurrences counted by id.
 std::vector<std::int64_t> most_frequent_pieces(const std::vector<std::vector<int>>& targets, std::int64_t target_vocab,
                                                std::int64_t n);
+std::vector<std::int64_t> most_frequent_pieces(const std::vector<std::int64_t>& occurrences, std::int64_t n);
 
 /// Reads the corpus, builds the shortlist for options.checkpoint and writes it to options.output.
 ShortlistBuildSummary build_shortlist(const ShortlistBuildOptions& options);

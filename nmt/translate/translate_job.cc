@@ -37,10 +37,11 @@ StreamSummary run_translate_job(TranslateJob job) {
   const c10::Device device = parse_device(job.device);
   const LoadedEnsemble loaded = load_models(job.checkpoints, job.engine, job.ensemble_mode, device);
   const LoadedModel& first = loaded.members.front();
-  if (!job.shortlist.empty() && job.score_targets.empty()) {  // forced decoding scores the whole vocabulary
+  if (!job.shortlist.empty()) {  // read and checked with --score too, where it is not used
     auto shortlist = std::make_shared<const LexicalShortlist>(LexicalShortlist::load(job.shortlist));
     shortlist->check_tokenizers(first.source_tokenizer, first.target_tokenizer, job.shortlist, job.checkpoints.front());
-    job.translate.shortlist = std::move(shortlist);
+    // Forced decoding scores the whole vocabulary: a given target may hold pieces of no list.
+    if (job.score_targets.empty()) job.translate.shortlist = std::move(shortlist);
   }
   Translator translator(loaded.decoder(), first.source_tokenizer, first.target_tokenizer, job.translate, device,
                         loaded.extra_source_tokenizers);

@@ -99,12 +99,22 @@ expect_error 1 "in.en ends after 12 lines, .*toy.es has more" -- \
 expect_error 2 "top-k" -- "$ckpt" shortlist "$a" --source "$data/toy.es" --target "$data/toy.en" --top-k 0x8 -o "$work/x.shortlist"
 expect_error 1 "--top-k must be in \[1, 10000\], got 0" -- \
   "$ckpt" shortlist "$a" --source "$data/toy.es" --target "$data/toy.en" --top-k 0 -o "$work/x.shortlist"
+expect_error 1 "--frequent must be in \\[0, 1000000\\], got 1000001" -- \
+  "$ckpt" shortlist "$a" --source "$data/toy.es" --target "$data/toy.en" --frequent 1000001 -o "$work/x.shortlist"
 [[ ! -e $work/x.shortlist ]] && pass || fail "a refused shortlist left $work/x.shortlist"
+cp "$a" "$work/a-copy.pt"
+expect_error 1 "--output .*a-copy.pt is the checkpoint .*a-copy.pt: a shortlist never replaces its inputs" -- \
+  "$ckpt" shortlist "$work/a-copy.pt" --source "$data/toy.es" --target "$data/toy.en" -o "$work/a-copy.pt" --force
+cmp -s "$a" "$work/a-copy.pt" && pass || fail "shortlist -o CHECKPOINT --force changed the checkpoint"
+expect 0 "shortlist .*a.shortlist" -- \
+  "$ckpt" shortlist "$a" --source "$data/toy.es" --target "$data/toy.en" --top-k 8 --frequent 20 -o "$work/a.shortlist" --force
 expect_error 1 "shortlist .*a.shortlist was built for another source subword model than .*c/checkpoints/step-00000010.pt's \(200 pieces\)" \
   -- "$translate" -m "$c" --shortlist "$work/a.shortlist" -i "$work/in.es" -o "$work/x.en"
 expect_error 1 "shortlist .*step-00000120.pt is not an nmt lexical shortlist" -- \
   "$translate" -m "$a" --shortlist "$a" -i "$work/in.es" -o "$work/x.en"
 expect_error 1 "shortlist .*nowhere.shortlist" -- "$translate" -m "$a" --shortlist "$work/nowhere.shortlist" -i "$work/in.es" -o "$work/x.en"
+expect_error 1 "shortlist .*nowhere.shortlist" -- "$translate" -m "$a" --shortlist "$work/nowhere.shortlist" --score \
+  -t "$work/in.en" -i "$work/in.es" -o "$work/x.en"
 python3 - "$work/a.shortlist" "$work/damaged.shortlist" <<'PY'
 import sys
 data = bytearray(open(sys.argv[1], "rb").read())

@@ -3,6 +3,7 @@
 // list gives proper distributions over each sentence's own pieces, independent of the batch.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
+#include <torch/serialize/output-archive.h>
 
 #include <cmath>
 #include <fstream>
@@ -10,6 +11,7 @@
 
 #include "nmt/core/error.h"
 #include "nmt/core/sha256.h"
+#include "nmt/core/verified_archive.h"
 #include "nmt/data/tokenizer.h"
 #include "nmt/model/inference/inference_model.h"
 #include "nmt/model/seq2seq.h"
@@ -146,6 +148,23 @@ TEST(LexicalShortlist, FileRoundTripsAndEveryBadFileIsNamed) {
     }
   }
   EXPECT_GT(refused, 0);
+
+  // Digests that hold, contents that do not: refused naming the file and what is wrong.
+  torch::serialize::OutputArchive archive;
+  archive.write("format_version", c10::IValue(std::int64_t{1}));
+  archive.write("kind", c10::IValue(std::string("nmt lexical shortlist")));
+  archive.write("method", c10::IValue(std::string("dice")));
+  archive.write("source_spm_sha256", c10::IValue(std::string("a")));
+  archive.write("target_spm_sha256", c10::IValue(std::string("b")));
+  archive.write("target_vocab", c10::IValue(kTargetVocab));
+  archive.write("table", at::full({kSourceVocab, 2}, 99, at::kInt), /*is_buffer=*/true);
+  archive.write("frequent", at::tensor({4L}, at::kLong), /*is_buffer=*/true);
+  const std::string crafted = (dir.root() / "crafted.shortlist").string();
+  std::ofstream(crafted, std::ios::binary) << serialize_with_digests(archive);
+  EXPECT_NE(message(crafted).find("shortlist " + crafted + ": a shortlist's table holds a piece outside the target "
+                                  "vocabulary of 41"),
+            std::string::npos)
+      << message(crafted);
 }
 
 // A tiny trained model and sentences over its source vocabulary.
@@ -301,6 +320,52 @@ TEST(ShortlistDecoder, ASentenceGetsTheSameResultInAnyBatch) {
   const auto scored = search(shortlisted, {all_sentences()}, options_for(1));
   const auto ranked = search(shortlisted, alone, options_for(1, false));
   for (std::size_t i = 0; i < scored.size(); ++i) EXPECT_EQ(ranked[i][0].tokens, scored[i][0].tokens) << i;
+}
+
+// A model whose logits come in bfloat16: the shortlist then takes tensor operations (what CUDA
+// and autograd take) instead of the CPU kernel; the same pieces, the same distributions up to
+// bfloat16's precision.
+class Bfloat16Logits final : public IncrementalDecoder {
+ public:
+  explicit Bfloat16Logits(std::shared_ptr<const IncrementalDecoder> model) : model_(std::move(model)) {}
+  DecoderStatePtr encode(const at::Tensor& source, const at::Tensor& lengths) const override {
+    return model_->encode(source, lengths);
+  }
+  StepOutput step(const DecoderState& state, const at::Tensor& previous) const override {
+    return model_->step(state, previous);
+  }
+  std::shared_ptr<const OutputSubset> output_subset(const at::Tensor& pieces) const override {
+    return model_->output_subset(pieces);
+  }
+  StepLogits step_logits(const DecoderState& state, const at::Tensor& previous,
+                         const OutputSubset& subset) const override {
+    StepLogits out = model_->step_logits(state, previous, subset);
+    out.logits = out.logits.to(at::kBFloat16);
+    return out;
+  }
+  std::int64_t target_vocab_size() const override { return model_->target_vocab_size(); }
+
+ private:
+  std::shared_ptr<const IncrementalDecoder> model_;
+};
+
+TEST(ShortlistDecoder, TensorOperationsGiveWhatTheKernelGives) {
+  const auto shortlist = small_lists();
+  const ShortlistDecoder kernel(trained().inference, shortlist);
+  const ShortlistDecoder tensors(std::make_shared<Bfloat16Logits>(trained().inference), shortlist);
+  const auto [source, lengths] = source_tensors(trained().sentences, all_sentences());
+  const at::Tensor bos = at::full({source.size(0)}, SpecialIds::kBos, at::kLong);
+  const at::Tensor rows = at::tensor({3L, 0L, 3L, 7L});  // reordered and repeated, as beam search does
+  const auto kernel_state = kernel.encode(source, lengths)->select(rows);
+  const auto tensor_state = tensors.encode(source, lengths)->select(rows);
+  const StepOutput a = kernel.step(*kernel_state, bos.index_select(0, rows));
+  const StepOutput b = tensors.step(*tensor_state, bos.index_select(0, rows));
+  EXPECT_EQ(b.log_probs.scalar_type(), at::kBFloat16);
+  EXPECT_TRUE(at::equal(a.log_probs.isinf(), b.log_probs.isinf()));
+  const at::Tensor finite = a.log_probs.isfinite();
+  EXPECT_TRUE(at::allclose(a.log_probs.masked_select(finite), b.log_probs.to(at::kFloat).masked_select(finite), 0.05, 0.05));
+  const StepLogits ranked = tensors.step_logits(*tensor_state, bos.index_select(0, rows));
+  EXPECT_TRUE(at::equal(ranked.logits.isinf(), a.log_probs.isinf()));
 }
 
 TEST(ShortlistDecoder, RefusesAShortlistOfAnotherVocabulary) {

@@ -13,13 +13,16 @@ InferenceEncoder::InferenceEncoder(const EncoderImpl& encoder, const c10::Device
     std::array<Direction, 2> directions;
     for (std::size_t d = 0; d < 2; ++d) {
       const GruWeights& w = layer[d];
-      directions[d] = {PackedLinear(w.weight_ih, w.bias_ih, device), PackedLinear(w.weight_hh, w.bias_hh, device),
-                       {}};
-      if (device.is_cuda()) {
+      if (device.is_cuda()) {  // at::gru reads them (the products below serve the CPU's kernels only)
         GruWeights copies{snapshot(w.weight_ih, device), snapshot(w.weight_hh, device), snapshot(w.bias_ih, device),
                           snapshot(w.bias_hh, device)};
-        if (flatten_gru_direction_for_cudnn(copies)) directions[d].cudnn = std::move(copies);
+        if (flatten_gru_direction_for_cudnn(copies)) {
+          directions[d] = {PackedLinear(), PackedLinear(), std::move(copies)};
+          continue;
+        }
       }
+      directions[d] = {PackedLinear(w.weight_ih, w.bias_ih, device), PackedLinear(w.weight_hh, w.bias_hh, device),
+                       {}};
     }
     layers_.push_back(std::move(directions));
   }
