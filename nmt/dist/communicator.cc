@@ -52,12 +52,6 @@ bool agent_serves_store() {
   return flag != nullptr && (std::string(flag) == "True" || std::string(flag) == "1");
 }
 
-// Where the ranks meet, for messages: the TCP store's address, or the file store.
-std::string rendezvous_name(const RankInfo& place) {
-  return place.store_file.empty() ? place.master_addr + ":" + std::to_string(place.master_port)
-                                  : "the file store " + place.store_file;
-}
-
 // Another connection to the group's store, for the heartbeat and the roll call; it does not count
 // as a rank joining. A file store is opened again (no worker count: it never removes the file,
 // the supervisor does).
@@ -253,7 +247,7 @@ c10::intrusive_ptr<c10d::Store> open_file_store(const RankInfo& place, Milliseco
     } catch (const std::exception&) {
     }
     throw DistError(who + ": not every one of the " + std::to_string(place.world_size) + " ranks reached " +
-                    rendezvous_name(place) + " within " + std::to_string(timeout.count() / 1000) + " s" +
+                    place.rendezvous() + " within " + std::to_string(timeout.count() / 1000) + " s" +
                     (count == 0 ? ": " + reason_of(e)
                                 : (count == 1 ? " (rank " : " (ranks ") + missing + (count == 1 ? " is" : " are") +
                                       " missing)"));
@@ -301,7 +295,7 @@ c10::intrusive_ptr<c10d::Store> open_store(const RankInfo& place, Milliseconds t
 // name resolves to: docs/distributed.md), or NCCL.
 void Communicator::join_process_group(DistBackend backend) {
   Impl& impl = *impl_;
-  const std::string master = rendezvous_name(impl.place);
+  const std::string master = impl.place.rendezvous();
   auto prefixed = c10::make_intrusive<c10d::PrefixStore>(impl.key_prefix + "/" + backend_name_, impl.store);
   try {
     if (backend == DistBackend::gloo) {
@@ -358,7 +352,7 @@ std::unique_ptr<Communicator> Communicator::connect(const RankInfo& place, DistB
       value = impl.store->get(size_key);
     } catch (const std::exception& e) {
       throw DistError("rank " + std::to_string(place.rank) + " got no group size from rank 0 at " +
-                      rendezvous_name(place) + ": " + reason_of(e));
+                      place.rendezvous() + ": " + reason_of(e));
     }
     const std::string rank0_size(value.begin(), value.end());
     if (rank0_size != std::to_string(place.world_size)) {
@@ -373,7 +367,7 @@ std::unique_ptr<Communicator> Communicator::connect(const RankInfo& place, DistB
     impl.heartbeat = std::make_unique<Heartbeat>(store_client(place, Milliseconds(3000)),
                                                  impl.key_prefix + "/beat/" + std::to_string(place.rank));
   } catch (const std::exception& e) {
-    throw DistError("rank " + std::to_string(place.rank) + " lost the store at " + rendezvous_name(place) + ": " +
+    throw DistError("rank " + std::to_string(place.rank) + " lost the store at " + place.rendezvous() + ": " +
                     reason_of(e));
   }
   // One collective before anything else: every rank is connected to every other one.

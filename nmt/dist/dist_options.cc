@@ -76,6 +76,10 @@ void DistOptions::validate() const {
           "in [1, 604800] seconds", std::to_string(timeout_s));
 }
 
+std::string RankInfo::rendezvous() const {
+  return store_file.empty() ? master_addr + ":" + std::to_string(master_port) : "the file store " + store_file;
+}
+
 Environment process_environment() {
   return [](const char* name) { return static_cast<const char*>(std::getenv(name)); };
 }

@@ -45,6 +45,8 @@ struct RankInfo {
   /// (NMT_STORE_FILE), so that nothing listens on the network; empty: the TCP store at
   /// master_addr:master_port (several machines, torchrun and other launchers).
   std::string store_file;
+  /// Where the ranks meet, for messages: "ADDR:PORT", or "the file store PATH".
+  std::string rendezvous() const;
   bool distributed() const { return world_size > 1; }
 };
 

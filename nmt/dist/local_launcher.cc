@@ -151,10 +151,8 @@ std::vector<Child> start_local_ranks(const DistOptions& options, const RankInfo&
   // taken by another run) wait for keys that never come and fail within the timeout.
   const std::string group_id = std::to_string(getpid()) + "-" +
                                std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
-  log().info("starting ranks {}..{} of {} on this machine (rendezvous {})", group.rank,
-             group.rank + options.nproc_per_node - 1, group.world_size,
-             group.store_file.empty() ? group.master_addr + ":" + std::to_string(group.master_port)
-                                      : "through the file store " + group.store_file);
+  log().info("starting ranks {}..{} of {} on this machine (rendezvous: {})", group.rank,
+             group.rank + options.nproc_per_node - 1, group.world_size, group.rendezvous());
   std::vector<Child> children;
   for (int local = 0; local < options.nproc_per_node; ++local) {
     RankInfo rank = group;

@@ -401,7 +401,7 @@ TEST_F(DistTrain, AGroupThatCannotFormIsOneLineError) {
   ASSERT_TRUE(holder.wait_for_log("step       2 |")) << holder.log();
   std::string log = run_to_end("beside", {"--train.max-steps", "5", "--dist.nproc-per-node", "2", "--dist.master-port",
                                           std::to_string(shared_port)});
-  EXPECT_NE(log.find("through the file store"), std::string::npos) << log;
+  EXPECT_NE(log.find("(rendezvous: the file store "), std::string::npos) << log;
   kill(holder.pid(), SIGTERM);
   EXPECT_EQ(holder.wait(60), 143) << holder.log();
 

@@ -59,15 +59,18 @@ DecoderStatePtr InferenceModel::encode(const at::Tensor& source, const at::Tenso
   return decoder_->initial_state(encoded, mask);
 }
 
-StepOutput InferenceModel::step(const DecoderState& state, const at::Tensor& previous_tokens) const {
+InferenceStep InferenceModel::decode(const DecoderState& state, const at::Tensor& previous_tokens) const {
   TORCH_CHECK(previous_tokens.dim() == 1, "step: previous_tokens must be [batch]");
-  InferenceStep decoded = decoder_->step(previous_tokens, as_inference_state(state));
+  return decoder_->step(previous_tokens, as_inference_state(state));
+}
+
+StepOutput InferenceModel::step(const DecoderState& state, const at::Tensor& previous_tokens) const {
+  InferenceStep decoded = decode(state, previous_tokens);
   return {log_softmax_last(output_(decoded.readout)), decoded.attention, std::move(decoded.state)};
 }
 
 StepLogits InferenceModel::step_logits(const DecoderState& state, const at::Tensor& previous_tokens) const {
-  TORCH_CHECK(previous_tokens.dim() == 1, "step_logits: previous_tokens must be [batch]");
-  InferenceStep decoded = decoder_->step(previous_tokens, as_inference_state(state));
+  InferenceStep decoded = decode(state, previous_tokens);
   return {output_(decoded.readout), decoded.attention, std::move(decoded.state)};
 }
 
@@ -93,8 +96,7 @@ StepLogits InferenceModel::step_logits(const DecoderState& state, const at::Tens
                                        const OutputSubset& subset) const {
   const auto* rows = dynamic_cast<const OutputRows*>(&subset);
   if (rows == nullptr || rows->model != this) return IncrementalDecoder::step_logits(state, previous_tokens, subset);
-  TORCH_CHECK(previous_tokens.dim() == 1, "step_logits: previous_tokens must be [batch]");
-  InferenceStep decoded = decoder_->step(previous_tokens, as_inference_state(state));
+  InferenceStep decoded = decode(state, previous_tokens);
   return {rows->output(decoded.readout), decoded.attention, std::move(decoded.state)};
 }
 

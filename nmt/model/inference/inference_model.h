@@ -55,6 +55,9 @@ class InferenceModel final : public IncrementalDecoder {
   const c10::Device& device() const { return device_; }
 
  private:
+  /// The decoder's step up to the readout r_t, which every form of the output layer reads.
+  InferenceStep decode(const DecoderState& state, const at::Tensor& previous_tokens) const;
+
   ModelConfig config_;
   c10::Device device_;
   at::Tensor source_embedding_;  // [V_src, E]
