@@ -26,7 +26,7 @@ at::Tensor log_softmax_last(at::Tensor logits) {
 }
 
 at::Tensor scatter_subsets(const at::Tensor& logits, const std::vector<const std::vector<std::int64_t>*>& columns,
-                           const at::Tensor& pieces, std::int64_t vocab, bool normalise) {
+                           const at::Tensor& pieces, std::int64_t vocab) {
   TORCH_CHECK(logits.dim() == 2 && pieces.dim() == 1 && logits.size(1) == pieces.size(0) &&
                   static_cast<std::int64_t>(columns.size()) == logits.size(0),
               "scatter_subsets: logits must be [R, K], pieces [K] and columns R lists");
@@ -46,7 +46,7 @@ at::Tensor scatter_subsets(const at::Tensor& logits, const std::vector<const std
         const std::vector<std::int64_t>& cols = *columns[static_cast<std::size_t>(r)];
         row.resize(cols.size());
         for (std::size_t i = 0; i < cols.size(); ++i) row[i] = in[r * k + cols[i]];
-        if (normalise && !row.empty()) log_softmax_sentence(row.data(), static_cast<std::int64_t>(row.size()));
+        if (!row.empty()) log_softmax_sentence(row.data(), static_cast<std::int64_t>(row.size()));
         for (std::size_t i = 0; i < cols.size(); ++i) result[r * vocab + piece[cols[i]]] = row[i];
       }
     });

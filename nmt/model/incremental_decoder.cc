@@ -10,7 +10,7 @@ namespace nmt {
 
 StepLogits IncrementalDecoder::step_logits(const DecoderState& state, const at::Tensor& previous_tokens) const {
   StepOutput out = step(state, previous_tokens);
-  return {std::move(out.log_probs), std::move(out.attention), std::move(out.state), /*normalised=*/true};
+  return {std::move(out.log_probs), std::move(out.attention), std::move(out.state)};
 }
 
 std::shared_ptr<const OutputSubset> IncrementalDecoder::output_subset(const at::Tensor& pieces) const {

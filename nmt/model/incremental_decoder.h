@@ -29,14 +29,14 @@ struct StepOutput {
   DecoderStatePtr state;
 };
 
-/// A step whose scores only rank the target pieces: logits [batch, target_vocab] with
-/// log p(y_t = v | y_<t, x) = logits[b, v] - c_b for one constant c_b per row (the model's logits
-/// before the softmax, or the log-probabilities themselves: c_b = 0).
+/// A step before its normalisation: logits [batch, target_vocab] (or [batch, K] over a subset's
+/// pieces) with log p(y_t = v | y_<t, x) = logits[b, v] - c_b for one constant c_b per row (the
+/// model's logits before the softmax, or the log-probabilities themselves: c_b = 0). A lexical
+/// shortlist normalises them over each sentence's own list (nmt/search/shortlist_decoder.h).
 struct StepLogits {
   at::Tensor logits;
   at::Tensor attention;  // as StepOutput's
   DecoderStatePtr state;
-  bool normalised = false;  // the logits are log-probabilities (c_b = 0): what the default gives
 };
 
 /// A model's output layer restricted to some target pieces (a lexical shortlist's), made once for
@@ -68,9 +68,7 @@ class IncrementalDecoder {
   virtual DecoderStatePtr encode(const at::Tensor& source, const at::Tensor& source_lengths) const = 0;
   /// previous_tokens [batch] int64 (BOS at the first step); state as encode() or a step returned it.
   virtual StepOutput step(const DecoderState& state, const at::Tensor& previous_tokens) const = 0;
-  /// step() without the normalisation, for a search that only ranks the pieces (greedy search with
-  /// no scores asked: the argmax of the logits is the argmax of their log-softmax). The default is
-  /// step()'s log-probabilities.
+  /// step() without the normalisation. The default is step()'s log-probabilities (c_b = 0).
   virtual StepLogits step_logits(const DecoderState& state, const at::Tensor& previous_tokens) const;
   /// The output layer over `pieces` only, for the steps of one batch. The default keeps the ids.
   virtual std::shared_ptr<const OutputSubset> output_subset(const at::Tensor& pieces) const;

@@ -72,36 +72,18 @@ std::vector<Hypothesis> greedy_search(const IncrementalDecoder& model, const at:
   at::Tensor previous = at::full({batch}, SpecialIds::kBos, source.options().dtype(at::kLong));
   at::Tensor log_prob = at::zeros({batch}, source.options().dtype(at::kFloat));  // r of each state row
 
-  // No scores asked: the logits' argmax is the log-softmax's (a row's log-probabilities are its
-  // logits less one constant), so a model that offers its logits skips the normalisation, and r
-  // is not known from then on (NaN). A model that offers only log-probabilities ranks r + log p
-  // as ever.
-  bool known_r = true;
   for (std::int64_t t = 0; !active.empty(); ++t) {
-    StepOutput out;
+    StepOutput out = model.step(*state, previous);
     BestTokens best;
-    if (!options.scores && !constraints_apply(t, options)) {
-      StepLogits logits = model.step_logits(*state, previous);
-      if (logits.normalised) {
-        best = best_tokens(logits.logits, log_prob);
-      } else {
-        best = best_tokens(logits.logits, at::Tensor());
-        known_r = false;
-      }
-      out.attention = std::move(logits.attention);
-      out.state = std::move(logits.state);
+    if (constraints_apply(t, options)) {
+      // r + log p in float32, as beam search adds them, so that beam 1 reproduces greedy bit for bit.
+      at::Tensor candidates = log_prob.unsqueeze(1) + out.log_probs.to(at::kFloat);  // [rows, V]
+      std::vector<const std::vector<int>*> histories;
+      for (const std::int64_t row : active) histories.push_back(&hypotheses[static_cast<std::size_t>(row)].tokens);
+      apply_constraints(candidates, histories, t, options);
+      best = best_tokens(candidates, at::Tensor());
     } else {
-      out = model.step(*state, previous);
-      if (constraints_apply(t, options)) {
-        // r + log p in float32, as beam search adds them, so that beam 1 reproduces greedy bit for bit.
-        at::Tensor candidates = log_prob.unsqueeze(1) + out.log_probs.to(at::kFloat);  // [rows, V]
-        std::vector<const std::vector<int>*> histories;
-        for (const std::int64_t row : active) histories.push_back(&hypotheses[static_cast<std::size_t>(row)].tokens);
-        apply_constraints(candidates, histories, t, options);
-        best = best_tokens(candidates, at::Tensor());
-      } else {
-        best = best_tokens(out.log_probs, log_prob);  // the same sums, not written out
-      }
+      best = best_tokens(out.log_probs, log_prob);  // the same sums, not written out
     }
     const at::Tensor step_attention = options.keep_attention ? out.attention.to(at::kCPU) : at::Tensor();
 
@@ -113,7 +95,7 @@ std::vector<Hypothesis> greedy_search(const IncrementalDecoder& model, const at:
       const float score = best.scores[r];
       if (std::isinf(score)) continue;  // the constraints forbid every token (or all are NaN): stop, unfinished
       const auto id = static_cast<int>(best.ids[r]);
-      h.log_prob = known_r ? score : std::numeric_limits<double>::quiet_NaN();
+      h.log_prob = score;
       if (options.keep_attention) attention[row].push_back(step_attention[static_cast<std::int64_t>(r)]);
       if (id == SpecialIds::kEos) {
         h.finished = true;
@@ -131,8 +113,7 @@ std::vector<Hypothesis> greedy_search(const IncrementalDecoder& model, const at:
     state = still_active.size() != active.size() ? out.state->select(at::tensor(keep_rows, at::kLong).to(device))
                                                  : std::move(out.state);
     previous = at::tensor(next_ids, at::kLong).to(device);
-    log_prob = known_r ? at::tensor(next_scores, at::kFloat).to(device)
-                       : at::zeros({static_cast<std::int64_t>(next_scores.size())}, at::kFloat).to(device);
+    log_prob = at::tensor(next_scores, at::kFloat).to(device);
     active = std::move(still_active);
   }
   for (std::size_t row = 0; row < row_count; ++row) {

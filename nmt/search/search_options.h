@@ -37,8 +37,6 @@ struct SearchOptions {
   double length_alpha = 0.6;        // alpha of the gnmt penalty (Wu et al. found 0.6-0.7 best)
   double coverage_beta = 0;         // beta of the coverage penalty (0: off; beam search only)
   std::int64_t no_repeat_ngram = 0; // N > 0: no n-gram of N tokens twice in a hypothesis (0: off)
-  bool scores = true;               // false: no one reads the hypotheses' log_prob and score, so greedy
-                                    //   search ranks the logits without the log-softmax (both NaN then)
 
   void validate() const;  // throws ConfigError naming the option, e.g. "beam-size must be >= 1, got 0"
   /// Throws ConfigError when an option needs attention weights (keep_attention, coverage_beta) and
@@ -53,7 +51,6 @@ struct Hypothesis {
   std::vector<int> tokens;  // target subword ids, without EOS
   double score = 0;         // final score s = log_prob / lp(|Y|) + cp (greedy: s = log_prob)
   double log_prob = 0;      // r: float32 sum of the log-probabilities of the tokens and the final EOS
-                            //   (both NaN from greedy search with SearchOptions::scores false)
   bool finished = false;    // ended with EOS (false: stopped at the length limit)
   at::Tensor attention;     // [steps, src_len] on the CPU when requested: one row per token (+ EOS)
 };

@@ -115,17 +115,16 @@ DecoderStatePtr ShortlistDecoder::encode(const at::Tensor& source, const at::Ten
 
 namespace {
 
-// [rows, vocab]: each row's logits over its own pieces (normalised over them when `normalise`),
-// -inf elsewhere. On the CPU the inference kernel (kernels.h, scatter_subsets); elsewhere (CUDA,
-// autograd) tensor operations over the batch's mask.
-at::Tensor spread(const ShortlistState& s, const at::Tensor& logits, std::int64_t vocab, bool normalise) {
+// [rows, vocab]: each row's logits over its own pieces, normalised over them, -inf elsewhere. On
+// the CPU the inference kernel (kernels.h, scatter_subsets); elsewhere (CUDA, autograd) tensor
+// operations over the batch's mask.
+at::Tensor spread(const ShortlistState& s, const at::Tensor& logits, std::int64_t vocab) {
   const at::Tensor& pieces = s.lists()->subset->pieces();
   if (inference_kernels_apply(logits, at::Tensor())) {
-    return scatter_subsets(logits, s.row_columns(), pieces, vocab, normalise);
+    return scatter_subsets(logits, s.row_columns(), pieces, vocab);
   }
   const double minus_infinity = -std::numeric_limits<double>::infinity();
-  at::Tensor values = logits.masked_fill(s.allowed_rows().logical_not(), minus_infinity);
-  if (normalise) values = values.log_softmax(/*dim=*/-1);
+  const at::Tensor values = logits.masked_fill(s.allowed_rows().logical_not(), minus_infinity).log_softmax(/*dim=*/-1);
   return at::full({logits.size(0), vocab}, minus_infinity, logits.options())
       .index_copy(1, pieces.to(logits.device()), values);
 }
@@ -135,19 +134,9 @@ at::Tensor spread(const ShortlistState& s, const at::Tensor& logits, std::int64_
 StepOutput ShortlistDecoder::step(const DecoderState& state, const at::Tensor& previous_tokens) const {
   const ShortlistState& s = as_shortlist_state(state);
   StepLogits out = model_->step_logits(s.inner(), previous_tokens, *s.lists()->subset);
-  at::Tensor log_probs = spread(s, out.logits, target_vocab_size(), /*normalise=*/true);
+  at::Tensor log_probs = spread(s, out.logits, target_vocab_size());
   return {std::move(log_probs), std::move(out.attention),
           std::make_shared<ShortlistState>(std::move(out.state), s.lists(), s.sentence())};
-}
-
-StepLogits ShortlistDecoder::step_logits(const DecoderState& state, const at::Tensor& previous_tokens) const {
-  const ShortlistState& s = as_shortlist_state(state);
-  StepLogits out = model_->step_logits(s.inner(), previous_tokens, *s.lists()->subset);
-  // A model that gives log-probabilities only: over the list as step() gives them, so that greedy
-  // search ranks what it ranks with scores.
-  out.logits = spread(s, out.logits, target_vocab_size(), /*normalise=*/out.normalised);
-  out.state = std::make_shared<ShortlistState>(std::move(out.state), s.lists(), s.sentence());
-  return out;
 }
 
 }  // namespace nmt

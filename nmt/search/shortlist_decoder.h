@@ -5,7 +5,6 @@
 // then normalised over its own list:
 //   log p(y_t = v | ...) = z_v - log sum_{u in L(x)} exp z_u   for v in L(x), -inf outside,
 // a proper distribution over the list, whatever else the batch holds (batch invariance).
-// Greedy search without scores ranks the row's logits over its list.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -26,8 +25,6 @@ class ShortlistDecoder final : public IncrementalDecoder {
   DecoderStatePtr encode(const at::Tensor& source, const at::Tensor& source_lengths) const override;
   /// log_probs [batch, V]: each row normalised over its sentence's list, -inf elsewhere.
   StepOutput step(const DecoderState& state, const at::Tensor& previous_tokens) const override;
-  /// The model's logits over each row's list, -inf elsewhere.
-  StepLogits step_logits(const DecoderState& state, const at::Tensor& previous_tokens) const override;
   std::int64_t target_vocab_size() const override { return model_->target_vocab_size(); }
   bool has_attention() const override { return model_->has_attention(); }
 

@@ -29,12 +29,11 @@ std::size_t QueueOptions::worker_count(const c10::Device& device) const {
 std::string RequestSearch::key() const {
   const SearchOptions& s = search;
   char text[512];
-  std::snprintf(text, sizeof text,
-                "a=%.17g b=%lld min=%lld att=%d k=%lld n=%lld lp=%s alpha=%.17g beta=%.17g ngram=%lld unk=%d scores=%d",
+  std::snprintf(text, sizeof text, "a=%.17g b=%lld min=%lld att=%d k=%lld n=%lld lp=%s alpha=%.17g beta=%.17g ngram=%lld unk=%d",
                 s.max_length_a, static_cast<long long>(s.max_length_b), static_cast<long long>(s.min_length),
                 s.keep_attention ? 1 : 0, static_cast<long long>(s.beam_size), static_cast<long long>(s.n_best),
                 enum_names(s.length_penalty).name(s.length_penalty).c_str(), s.length_alpha, s.coverage_beta,
-                static_cast<long long>(s.no_repeat_ngram), replace_unknown ? 1 : 0, s.scores ? 1 : 0);
+                static_cast<long long>(s.no_repeat_ngram), replace_unknown ? 1 : 0);
   return text;
 }
 

@@ -30,8 +30,6 @@ void TranslateJob::prepare() {
 
 StreamSummary run_translate_job(TranslateJob job) {
   job.prepare();  // option errors come first and fast
-  // Scores are read only where they are written: --scores or an n-best list.
-  job.translate.search.scores = job.scores || job.translate.search.n_best > 1;
   keep_freed_memory();
   at::set_num_threads(job.threads);
   const c10::Device device = parse_device(job.device);

@@ -535,38 +535,6 @@ TEST_P(RealModel, BeamOneIsGreedyBitForBit) {
   }
 }
 
-// Without scores asked, greedy ranks the output layer's logits: the same tokens as ranking the
-// log-probabilities (a row's log-softmax is its logits less one constant), in one batch or one
-// sentence at a time, with the constraints too; log_prob and score are NaN once logits were
-// ranked, never a wrong number.
-TEST_P(RealModel, GreedyOnLogitsChoosesWhatGreedyOnLogProbabilitiesChooses) {
-  for (const std::int64_t min_length : {0, 4}) {
-    SearchOptions with = beam(1, 1);
-    with.min_length = min_length;
-    with.no_repeat_ngram = min_length > 0 ? 2 : 0;
-    with.keep_attention = true;
-    SearchOptions without = with;
-    without.scores = false;
-    const auto scored = search({all()}, with, /*greedy=*/true);
-    std::vector<std::vector<std::size_t>> one_by_one;
-    for (std::size_t i = 0; i < sentences_.size(); ++i) one_by_one.push_back({i});
-    for (const auto& batches : {std::vector<std::vector<std::size_t>>{all()}, one_by_one}) {
-      const auto ranked = search(batches, without, /*greedy=*/true);
-      for (std::size_t i = 0; i < sentences_.size(); ++i) {
-        EXPECT_EQ(ranked[i][0].tokens, scored[i][0].tokens) << "sentence " << i << ", min_length " << min_length;
-        EXPECT_EQ(ranked[i][0].finished, scored[i][0].finished) << "sentence " << i;
-        EXPECT_TRUE(at::equal(ranked[i][0].attention, scored[i][0].attention)) << "sentence " << i;
-        if (min_length == 0) {  // logits ranked: r unknown
-          EXPECT_TRUE(std::isnan(ranked[i][0].log_prob));
-          EXPECT_TRUE(std::isnan(ranked[i][0].score));
-        } else {  // --no-repeat-ngram constrains every step: log-probabilities throughout, r kept
-          EXPECT_EQ(ranked[i][0].log_prob, scored[i][0].log_prob) << "sentence " << i;
-        }
-      }
-    }
-  }
-}
-
 // Beam search is not guaranteed to beat greedy: the greedy prefix can fall out of the beam, and a
 // live hypothesis only ends when its EOS ranks among the first k candidates. With D = 20 instead of
 // 2H, 4 of these 160 searches lost to greedy (e.g. dot_luong sentence 10: the beam kept repeating a
