@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <thread>
 
 #include <torch/cuda.h>
@@ -411,6 +412,15 @@ TEST_F(DistTrain, AGroupThatCannotFormIsOneLineError) {
                    rank_variables(1, find_free_port(), "no-such-host.invalid"));
   EXPECT_NE(log.find("rank 1 cannot reach the master no-such-host.invalid:"), std::string::npos) << log;
   EXPECT_LT(Clock::now() - start, std::chrono::seconds(30));
+  // A master that does not listen: c10d logs its own report before it throws ("WARNING: Logging
+  // before InitGoogleLogging() ...", "E20261126 18:33:31.816646 7331 socket.cpp:860] [c10d] The
+  // client socket has timed out ..."); nmt-train shows none of it, its one line says it all.
+  const std::regex torch_log("(^|\n)[IWEF][0-9]{8} |InitGoogleLogging");
+  EXPECT_FALSE(std::regex_search(log, torch_log)) << log;
+  log = run_to_end("closed", {"--train.max-steps", "5", "--dist.timeout", "3"}, 1,
+                   rank_variables(1, find_free_port(), "127.0.0.1"));
+  EXPECT_NE(log.find("rank 1 cannot reach the master 127.0.0.1:"), std::string::npos) << log;
+  EXPECT_FALSE(std::regex_search(log, torch_log)) << log;
 
   // A backend this LibTorch lacks, or that needs a GPU.
   log = run_to_end("nccl", {"--train.max-steps", "5", "--dist.nproc-per-node", "2", "--dist.backend", "nccl"}, 1);
