@@ -12,7 +12,7 @@
 # Exit status: that of scripts/test.sh in the root; 77 when this machine cannot make the root at
 # all (not root, no debootstrap, no mounts allowed, the mirror unreachable): the check did not run.
 #
-# Usage: scripts/check-debian13.sh [--cache DIR] [--mirror URL] [--python-torch] [--clean]
+# Usage: scripts/check-debian13.sh [--cache DIR] [--mirror URL] [--python-torch] [--clean] [--command CMD]
 #   --cache DIR     default: $NMT_DEBIAN13_CACHE or /var/cache/nmt/debian13
 #   --mirror URL    default: http://deb.debian.org/debian
 #   --python-torch  also check checkpoints across versions: the Debian 12 build's (this machine's
@@ -20,18 +20,21 @@
 #                   (PyTorch 2.6) beside the root's own tests (which install python3-torch anyway:
 #                   scripts/test.sh --test-packages)
 #   --clean         remove the working root after the run
+#   --command CMD   run CMD (bash, in the clone) instead of scripts/test.sh: e.g. 'scripts/quickstart.sh',
+#                   the README's main job as a new user on a fresh machine runs it (docs/benchmarks.md)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${NMT_DEBIAN13_CACHE:-/var/cache/nmt/debian13}
 mirror=http://deb.debian.org/debian
-python_torch=0 clean=0
+python_torch=0 clean=0 command=scripts/test.sh
 while [[ $# -gt 0 ]]; do
   case $1 in
     --cache) cache=$(realpath -m "$2"); shift 2 ;;
     --mirror) mirror=$2; shift 2 ;;
     --python-torch) python_torch=1; shift ;;
     --clean) clean=1; shift ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    --command) command=$2; shift 2 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "check-debian13.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -118,7 +121,7 @@ in_root() {
 # Checkpoints written by this machine's build (Debian 12, LibTorch 1.13), with what nmt computed on
 # them, for the root's PyTorch to run (tests/model/scripted_checkpoint_test.cc writes them).
 host_checkpoints=0
-if [[ $python_torch -eq 1 && -x $repo/build/tests/test_model ]]; then
+if [[ $python_torch -eq 1 && $command == scripts/test.sh && -x $repo/build/tests/test_model ]]; then
   say "writing checkpoints with this machine's build for Debian 13's PyTorch"
   mkdir -p "$root/root/host-checkpoints"
   NMT_SCRIPTED_EXPORT_DIR=$root/root/host-checkpoints "$repo/build/tests/test_model" \
@@ -126,9 +129,9 @@ if [[ $python_torch -eq 1 && -x $repo/build/tests/test_model ]]; then
     say "warning: writing them failed (see $cache/host-checkpoints.log)"
 fi
 
-say "running scripts/test.sh in the root (clone of $commit); log in $cache/last-run.log"
+say "running $command in the root (clone of $commit); log in $cache/last-run.log"
 set +e
-in_root 'cd /root/nmt && scripts/test.sh' >"$cache/last-run.log" 2>&1
+in_root "cd /root/nmt && $command" >"$cache/last-run.log" 2>&1
 status=$?
 if [[ $host_checkpoints -eq 1 ]]; then
   say "running the Debian 12 build's checkpoints with Debian 13's PyTorch"
@@ -147,7 +150,7 @@ versions=$(in_root "dpkg-query -W -f='\${Package} \${Version}\n' libtorch-dev li
 } >"$cache/last-run.txt"
 cat "$cache/last-run.txt"
 if [[ $status -ne 0 ]]; then
-  echo "check-debian13.sh: scripts/test.sh failed in Debian 13 (exit $status); the last lines:" >&2
+  echo "check-debian13.sh: $command failed in Debian 13 (exit $status); the last lines:" >&2
   tail -n 30 "$cache/last-run.log" >&2
 fi
 exit "$status"

@@ -12,6 +12,11 @@
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <string>
 #include <thread>
 
 #include "nmt/model/checkpoint.h"
@@ -81,8 +86,22 @@ class RunningServer {
   std::thread thread_;
 };
 
+// Whether `answer` holds a whole HTTP response: its headers and as many body bytes as their
+// Content-Length says (none without one).
+bool whole_response(const std::string& answer) {
+  const std::size_t end = answer.find("\r\n\r\n");
+  if (end == std::string::npos) return false;
+  std::string headers = answer.substr(0, end);
+  std::transform(headers.begin(), headers.end(), headers.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::size_t field = headers.find("\r\ncontent-length:");
+  if (field == std::string::npos) return true;
+  const std::size_t length = std::strtoull(headers.c_str() + field + 17, nullptr, 10);
+  return answer.size() - (end + 4) >= length;
+}
+
 // Sends `request` on a raw socket and returns what comes back until the server closes the
-// connection (or 10 s pass); with `first_only`, the first bytes that come.
+// connection (or 10 s pass); with `first_only`, until the first response is whole (the server
+// may send its headers and its body in two writes: one recv() is not a response).
 std::string raw_exchange(int port, const std::string& request, bool first_only = false) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return "no socket";
@@ -98,7 +117,7 @@ std::string raw_exchange(int port, const std::string& request, bool first_only =
     char buffer[4096];
     for (ssize_t n; (n = recv(fd, buffer, sizeof buffer, 0)) > 0;) {
       answer.append(buffer, static_cast<std::size_t>(n));
-      if (first_only) break;
+      if (first_only && whole_response(answer)) break;
     }
   }
   close(fd);
