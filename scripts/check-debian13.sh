@@ -34,7 +34,7 @@ while [[ $# -gt 0 ]]; do
     --python-torch) python_torch=1; shift ;;
     --clean) clean=1; shift ;;
     --command) command=$2; shift 2 ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "check-debian13.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
