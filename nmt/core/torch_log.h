@@ -1,5 +1,5 @@
-// LibTorch's own log (c10's LOG(WARNING) / LOG(ERROR), through glog in Debian's build): c10d and
-// Gloo write multi-line reports there before they throw, e.g.
+// LibTorch's own log (c10's LOG(WARNING) / LOG(ERROR) and TORCH_WARN, through glog in Debian 12's
+// LibTorch 1.13, c10's own logger in 2.6): c10d writes reports there before it throws, e.g.
 //   WARNING: Logging before InitGoogleLogging() is written to STDERR
 //   E20261126 18:33:31.816646 7331 socket.cpp:860] [c10d] The client socket has timed out ...
 // The programs catch those exceptions and say what went wrong in one line of their own, so they

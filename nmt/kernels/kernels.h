@@ -75,10 +75,10 @@ at::Tensor log_softmax_last(at::Tensor logits);
 /// A lexical shortlist's output (nmt/search/shortlist_decoder.h): logits [R, K] over the pieces
 /// [K] (int64, increasing, any device); row r may produce only the columns columns[r] (increasing
 /// positions in [0, K)). Returns [R, vocab]: at pieces[c] for each c of columns[r] the row's
-/// logits normalised over those columns alone, -inf elsewhere. For
-/// the inference kernels' case only (CPU, no autograd): each row's values are gathered and
-/// normalised as log_softmax_last normalises a row of that size, so a row's result depends on its
-/// own columns only (batch invariance) and a subset of every piece gives log_softmax_last's bits.
+/// logits normalised over those columns alone, -inf elsewhere. For the inference kernels' case
+/// only (CPU, no autograd): each row's values are gathered and normalised as log_softmax_last
+/// normalises a row of that size, so a row's result depends on its own columns only (batch
+/// invariance) and a subset of every piece gives log_softmax_last's bits.
 at::Tensor scatter_subsets(const at::Tensor& logits, const std::vector<const std::vector<std::int64_t>*>& columns,
                            const at::Tensor& pieces, std::int64_t vocab);
 
