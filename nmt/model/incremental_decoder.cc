@@ -8,20 +8,15 @@
 
 namespace nmt {
 
-StepLogits IncrementalDecoder::step_logits(const DecoderState& state, const at::Tensor& previous_tokens) const {
-  StepOutput out = step(state, previous_tokens);
-  return {std::move(out.log_probs), std::move(out.attention), std::move(out.state)};
-}
-
 std::shared_ptr<const OutputSubset> IncrementalDecoder::output_subset(const at::Tensor& pieces) const {
   return std::make_shared<OutputSubset>(pieces);
 }
 
 StepLogits IncrementalDecoder::step_logits(const DecoderState& state, const at::Tensor& previous_tokens,
                                            const OutputSubset& subset) const {
-  StepLogits out = step_logits(state, previous_tokens);
-  out.logits = out.logits.index_select(1, subset.pieces().to(out.logits.device()));
-  return out;
+  StepOutput out = step(state, previous_tokens);
+  return {out.log_probs.index_select(1, subset.pieces().to(out.log_probs.device())), std::move(out.attention),
+          std::move(out.state)};
 }
 
 std::shared_ptr<const IncrementalDecoder> IncrementalDecoder::bind_extra_sources(ExtraSources) const {

@@ -29,10 +29,10 @@ struct StepOutput {
   DecoderStatePtr state;
 };
 
-/// A step before its normalisation: logits [batch, target_vocab] (or [batch, K] over a subset's
-/// pieces) with log p(y_t = v | y_<t, x) = logits[b, v] - c_b for one constant c_b per row (the
-/// model's logits before the softmax, or the log-probabilities themselves: c_b = 0). A lexical
-/// shortlist normalises them over each sentence's own list (nmt/search/shortlist_decoder.h).
+/// A step over a subset of the target pieces, before its normalisation: logits [batch, K] with
+/// log p(y_t = pieces[k] | y_<t, x) = logits[b, k] - c_b for one constant c_b per row (the model's
+/// logits before the softmax, or the log-probabilities themselves: c_b = 0). A lexical shortlist
+/// normalises them over each sentence's own list (nmt/search/shortlist_decoder.h).
 struct StepLogits {
   at::Tensor logits;
   at::Tensor attention;  // as StepOutput's
@@ -68,12 +68,10 @@ class IncrementalDecoder {
   virtual DecoderStatePtr encode(const at::Tensor& source, const at::Tensor& source_lengths) const = 0;
   /// previous_tokens [batch] int64 (BOS at the first step); state as encode() or a step returned it.
   virtual StepOutput step(const DecoderState& state, const at::Tensor& previous_tokens) const = 0;
-  /// step() without the normalisation. The default is step()'s log-probabilities (c_b = 0).
-  virtual StepLogits step_logits(const DecoderState& state, const at::Tensor& previous_tokens) const;
   /// The output layer over `pieces` only, for the steps of one batch. The default keeps the ids.
   virtual std::shared_ptr<const OutputSubset> output_subset(const at::Tensor& pieces) const;
-  /// step_logits() over a subset's pieces: logits [batch, K], column k for piece pieces()[k] (each
-  /// as step_logits() gives it, bit for bit). The default selects those columns of step_logits().
+  /// step() over a subset's pieces, without the normalisation: logits [batch, K], column k for
+  /// piece pieces()[k]. The default selects those columns of step()'s log-probabilities (c_b = 0).
   virtual StepLogits step_logits(const DecoderState& state, const at::Tensor& previous_tokens,
                                  const OutputSubset& subset) const;
   virtual std::int64_t target_vocab_size() const = 0;

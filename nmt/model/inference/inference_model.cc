@@ -69,11 +69,6 @@ StepOutput InferenceModel::step(const DecoderState& state, const at::Tensor& pre
   return {log_softmax_last(output_(decoded.readout)), decoded.attention, std::move(decoded.state)};
 }
 
-StepLogits InferenceModel::step_logits(const DecoderState& state, const at::Tensor& previous_tokens) const {
-  InferenceStep decoded = decode(state, previous_tokens);
-  return {output_(decoded.readout), decoded.attention, std::move(decoded.state)};
-}
-
 namespace {
 
 struct OutputRows final : OutputSubset {
@@ -95,9 +90,11 @@ std::shared_ptr<const OutputSubset> InferenceModel::output_subset(const at::Tens
 StepLogits InferenceModel::step_logits(const DecoderState& state, const at::Tensor& previous_tokens,
                                        const OutputSubset& subset) const {
   const auto* rows = dynamic_cast<const OutputRows*>(&subset);
-  if (rows == nullptr || rows->model != this) return IncrementalDecoder::step_logits(state, previous_tokens, subset);
   InferenceStep decoded = decode(state, previous_tokens);
-  return {rows->output(decoded.readout), decoded.attention, std::move(decoded.state)};
+  at::Tensor logits = rows != nullptr && rows->model == this
+                          ? rows->output(decoded.readout)
+                          : output_(decoded.readout).index_select(1, subset.pieces().to(device_));
+  return {std::move(logits), decoded.attention, std::move(decoded.state)};
 }
 
 }  // namespace nmt

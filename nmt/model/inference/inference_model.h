@@ -42,10 +42,10 @@ class InferenceModel final : public IncrementalDecoder {
 
   DecoderStatePtr encode(const at::Tensor& source, const at::Tensor& source_lengths) const override;
   StepOutput step(const DecoderState& state, const at::Tensor& previous_tokens) const override;
-  /// The output layer's W_out r_t + b_out, without the log-softmax.
-  StepLogits step_logits(const DecoderState& state, const at::Tensor& previous_tokens) const override;
   /// The rows of W_out and b_out for the pieces, packed once (the same chains as the whole layer's).
   std::shared_ptr<const OutputSubset> output_subset(const at::Tensor& pieces) const override;
+  /// W_out r_t + b_out over the subset's pieces, without the log-softmax (from the packed rows of
+  /// a subset this model made; another model's subset selects the columns of the whole layer).
   StepLogits step_logits(const DecoderState& state, const at::Tensor& previous_tokens,
                          const OutputSubset& subset) const override;
   std::int64_t target_vocab_size() const override { return config_.target_vocab_size; }
