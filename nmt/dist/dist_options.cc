@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <sstream>
 
 #include "nmt/core/decimal_number.h"
 #include "nmt/core/error.h"
@@ -74,6 +75,10 @@ void DistOptions::validate() const {
           "'" + master_addr + "'");
   require_option(std::isfinite(timeout_s) && timeout_s >= 1 && timeout_s <= 7 * 24 * 3600.0, "dist.timeout",
           "in [1, 604800] seconds", std::to_string(timeout_s));
+  std::ostringstream mb;
+  mb << bucket_mb;
+  require_option(std::isfinite(bucket_mb) && bucket_mb > 0 && bucket_mb <= 1024, "dist.bucket-mb", "in (0, 1024] MiB",
+          mb.str());
 }
 
 std::string RankInfo::rendezvous() const {

@@ -29,6 +29,8 @@ struct DistOptions {
   int master_port = 0;             // its port for the rendezvous (0: MASTER_PORT, else 29500)
   DistBackend backend = DistBackend::automatic;  // gloo on CPU, nccl on CUDA where LibTorch has it
   double timeout_s = 300;          // longest wait for any rank in any collective, incl. rank 0's validation
+  bool overlap = true;             // sum each gradient bucket while backward runs (false: after it)
+  double bucket_mb = 4;            // MiB of gradients per all-reduce (GradientSync's buckets)
   void validate() const;           // throws ConfigError naming dist.<key>
 };
 

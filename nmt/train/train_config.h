@@ -243,6 +243,9 @@ void dist(Config& c, Visitor& visit) {
                   "Process-group backend (auto: nccl on CUDA where LibTorch has it, else gloo)"},
         g.backend);
   visit(OptionDoc{"dist.timeout", "Seconds any rank may wait for the others (incl. a validation)"}, g.timeout_s);
+  visit(OptionDoc{"dist.overlap", "Sum each bucket of gradients while backward still runs (false: after backward)"},
+        g.overlap);
+  visit(OptionDoc{"dist.bucket-mb", "MiB of gradients per all-reduce"}, g.bucket_mb);
 }
 }  // namespace option_table
 

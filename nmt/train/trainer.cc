@@ -204,7 +204,10 @@ void Trainer::Impl::load_data_and_model() {
              name_of(model_config.decoder_style), parameters);
   schedule = std::make_unique<LrSchedule>(config.schedule);
   optimizer = make_optimizer(model->parameters(), config.optim, schedule->rate(1));
-  if (group->communicator()) gradient_sync = std::make_unique<GradientSync>(model->parameters());
+  if (group->communicator()) {
+    gradient_sync = std::make_unique<GradientSync>(
+        model->parameters(), static_cast<std::int64_t>(config.dist.bucket_mb * (1 << 20)));
+  }
 }
 
 // Rank 0 reads the checkpoint and its training state and sends their bytes to the other ranks:
@@ -352,9 +355,12 @@ StepOutcome Trainer::Impl::train_step(const SignalGuard& signals) {
   state.position = batches->position();
   const std::int64_t step_tokens = share.target_tokens;
   optimizer->zero_grad();
+  // With dist.overlap, the gradient sum starts during the step's last backward (GradientSync::arm).
+  const bool overlap = gradient_sync && config.dist.overlap;
+  if (overlap && share.batches.empty()) gradient_sync->arm(*group->communicator());
   double step_loss = 0, step_nll = 0;
-  for (const Batch& cpu_batch : share.batches) {
-    const Batch batch = cpu_batch.to(device);
+  for (std::size_t i = 0; i < share.batches.size(); ++i) {
+    const Batch batch = share.batches[i].to(device);
     at::Tensor loss;
     {
       AutocastGuard autocast(config.train.amp);
@@ -364,6 +370,7 @@ StepOutcome Trainer::Impl::train_step(const SignalGuard& signals) {
       loss = sums.loss;
       step_nll += sums.nll.item<double>();
     }
+    if (overlap && i + 1 == share.batches.size()) gradient_sync->arm(*group->communicator());
     (loss / static_cast<double>(step_tokens)).backward();
     step_loss += loss.item<double>();
   }
@@ -375,7 +382,11 @@ StepOutcome Trainer::Impl::train_step(const SignalGuard& signals) {
     outcome.numbers.norm = torch::nn::utils::clip_grad_norm_(model->parameters(), max_norm);
   } else {
     const auto sync_start = std::chrono::steady_clock::now();
-    gradient_sync->all_reduce(*group->communicator());
+    if (overlap) {
+      gradient_sync->finish();
+    } else {
+      gradient_sync->all_reduce(*group->communicator());
+    }
     const double norm = torch::nn::utils::clip_grad_norm_(model->parameters(), INFINITY);  // measures only
     const StepAgreement agreed = group->agree_on_step(step_loss, step_nll, outcome.elapsed, outcome.signal, norm);
     step_loss = agreed.loss;

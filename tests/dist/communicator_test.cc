@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <mutex>
 #include <future>
 #include <set>
 #include <sstream>
@@ -20,6 +21,8 @@
 #include <torch/cuda.h>
 
 #include "nmt/dist/gradient_sync.h"
+#include "nmt/model/seq2seq.h"
+#include "tests/model/model_test_util.h"
 #include "tests/test_util.h"
 
 namespace nmt {
@@ -201,6 +204,74 @@ TEST(GradientSync, EveryGradientBecomesItsSumOverRanksInAnyNumberOfBuckets) {
         EXPECT_TRUE(at::equal(params[i].grad(), expected)) << "parameter " << i << " rank " << rank;
       }
     });
+  }
+}
+
+// A tiny real model, the same on every rank (ranks are threads here and share LibTorch's global
+// generator: whatever draws from it holds this lock).
+std::mutex generator_lock;
+Seq2Seq tiny_model() {
+  std::lock_guard<std::mutex> lock(generator_lock);
+  torch::manual_seed(11);
+  return Seq2Seq(test::tiny_config(AttentionType::general, DecoderStyle::luong));
+}
+
+// Back-propagates the summed loss of batch `i` of this rank's own batches.
+void backward_on_batch(Seq2Seq& model, int rank, int i) {
+  Batch batch;
+  {
+    std::lock_guard<std::mutex> lock(generator_lock);
+    batch = test::varied_batch(model->config(), static_cast<std::uint64_t>(100 + 10 * rank + i));
+  }
+  const auto out = model->forward(batch.source, batch.source_lengths, batch.target_in);
+  const at::Tensor loss = at::cross_entropy_loss(out.logits.reshape({-1, out.logits.size(-1)}),
+                                                 batch.target_out.reshape(-1), {}, at::Reduction::Sum, 0);
+  (loss / 37.0).backward();
+}
+
+// Started by autograd hooks during the step's last backward, the sum is the serial one bit for bit
+// (the same buckets, the same float adds) for any bucket size, with gradients accumulated over two
+// batches and with a rank that had no batch; and it is the sum of the ranks' own gradients.
+TEST(GradientSync, TheSumOverlappedWithBackwardIsTheSerialSumBitForBit) {
+  for (const std::int64_t bucket_bytes : {std::int64_t{4}, std::int64_t{4096}, std::int64_t{25} << 20}) {
+    for (const int rank1_batches : {2, 0}) {
+      in_group(2, [&](int rank, Communicator& comm) {
+        const int batches = rank == 1 ? rank1_batches : 2;
+        Seq2Seq serial = tiny_model();
+        for (int i = 0; i < batches; ++i) backward_on_batch(serial, rank, i);
+        std::vector<at::Tensor> own;
+        for (const auto& p : serial->parameters()) own.push_back(p.grad().defined() ? p.grad().reshape(-1) : at::zeros({p.numel()}));
+        const at::Tensor everyone = comm.all_gather(at::cat(own), "gather");  // [2, parameters]
+        GradientSync(serial->parameters(), bucket_bytes).all_reduce(comm);
+
+        Seq2Seq overlapped = tiny_model();
+        GradientSync sync(overlapped->parameters(), bucket_bytes);
+        if (batches == 0) sync.arm(comm);
+        for (int i = 0; i < batches; ++i) {
+          if (i + 1 == batches) sync.arm(comm);
+          backward_on_batch(overlapped, rank, i);
+        }
+        sync.finish();
+
+        const auto a = serial->named_parameters(), b = overlapped->named_parameters();
+        std::vector<at::Tensor> sums;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+          ASSERT_TRUE(b[i].value().grad().defined()) << b[i].key();
+          EXPECT_TRUE(at::equal(a[i].value().grad(), b[i].value().grad())) << a[i].key() << ", bucket bytes " << bucket_bytes;
+          sums.push_back(a[i].value().grad().reshape(-1));
+        }
+        EXPECT_TRUE(at::equal(at::cat(sums), everyone[0] + everyone[1]));
+        if (bucket_bytes == 4) {  // a bucket per parameter: all but the last ones backward reaches start early
+          EXPECT_EQ(sync.buckets(), a.size());
+          if (batches > 0) {
+            EXPECT_GT(sync.started_during_backward(), a.size() / 2) << "rank " << rank;
+          }
+        }
+        // Disarmed: another backward leaves the buckets alone, and finish() without arm() is an error.
+        backward_on_batch(overlapped, rank, 5);
+        EXPECT_THROW(sync.finish(), Error);
+      });
+    }
   }
 }
 

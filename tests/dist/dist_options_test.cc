@@ -147,6 +147,13 @@ TEST(DistOptions, ValidationNamesTheOption) {
   EXPECT_THROW_WITH(o.validate(), ConfigError, "dist.timeout");
   o.timeout_s = std::nan("");
   EXPECT_THROW_WITH(o.validate(), ConfigError, "dist.timeout");
+  o = DistOptions{};
+  o.bucket_mb = 0;
+  EXPECT_THROW_WITH(o.validate(), ConfigError, "dist.bucket-mb must be in (0, 1024] MiB, got 0");
+  o.bucket_mb = std::nan("");
+  EXPECT_THROW_WITH(o.validate(), ConfigError, "dist.bucket-mb");
+  o.bucket_mb = 0.001;
+  EXPECT_NO_THROW(o.validate());
   EXPECT_THROW_WITH(parse_enum<DistBackend>("mpi"), ConfigError, "unknown dist.backend 'mpi' (expected auto, gloo or nccl)");
   EXPECT_EQ(parse_enum<DistBackend>("nccl"), DistBackend::nccl);
 }

@@ -230,6 +230,25 @@ TEST_F(DistTrain, TwoRanksTakeTheStepsOfOneProcessAccumulatingTwoBatches) {
   EXPECT_GT(ranks.back()["target_tokens"].get<std::int64_t>(), 20 * 2 * 100);
 }
 
+// Summed while backward runs (the default) or after it, in small buckets, with two batches
+// accumulated per rank and dropout on: the same parameters bit for bit.
+TEST_F(DistTrain, TheSumOverlappedWithBackwardTrainsBitIdenticallyToTheSerialSum) {
+  const std::vector<std::string> common = {"--train.max-steps", "10", "--train.accumulate", "2",
+                                           "--dist.nproc-per-node", "2", "--dist.bucket-mb", "0.002"};
+  auto with = [&](std::vector<std::string> extra) {
+    extra.insert(extra.begin(), common.begin(), common.end());
+    return extra;
+  };
+  run_to_end("overlapped", with({}));
+  run_to_end("serial", with({"--dist.overlap", "false"}));
+  const auto overlapped = parameters(path("overlapped/checkpoints/step-00000010.pt"));
+  const auto serial = parameters(path("serial/checkpoints/step-00000010.pt"));
+  for (const auto& [name, tensor] : serial) EXPECT_TRUE(at::equal(tensor, overlapped.at(name))) << name;
+  const auto a = train_events("overlapped"), b = train_events("serial");
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i]["loss"], b[i]["loss"]) << "step " << i + 1;
+}
+
 // On CUDA (skipped without a GPU; CI has none): two ranks sharing GPU 0 through Gloo, or one GPU
 // each through NCCL where there are two, take the steps of one process accumulating two batches.
 TEST_F(DistTrain, TwoRanksOnCudaTakeTheStepsOfOneProcessAccumulatingTwoBatches) {
