@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Data-parallel training throughput on this machine: nmt-train with the reference configuration
-# (configs/bible-es-en-bahdanau.toml, dropout and all) as one process and as a group of ranks, alternating
+# (configs/bible-es-en-bahdanau.toml, dropout and all) as one process and as a group of ranks (the
+# gradient sum overlapped with backward, the default, and after it: --dist.overlap false), alternating
 # in one sitting, then the same single-process settings with one other busy process on the machine
 # (the load experiment of docs/distributed.md, "Threads"). Throughput is target tokens per second
 # between step --warmup and the last step, read from each run's metrics.jsonl (start-up and the
@@ -25,7 +26,7 @@ while [[ $# -gt 0 ]]; do
     --ranks) ranks=$2; shift 2 ;;
     --no-load) load=0; shift ;;
     --out) out=$(realpath -m "$2"); shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "bench_dist.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -56,11 +57,15 @@ run() {
     --data.dev-target "$out/dev.en" --train.max-steps "$steps" --train.log-every 1 --valid.every 0 \
     --checkpoint.every 0 --log-level warn "$@" 2>"$out/$name.err" || { cat "$out/$name.err" >&2; fail "$name failed"; }
   python3 - "$out/$name/metrics.jsonl" "$first_timed" <<'EOF'
-import json, sys
+import json, statistics, sys
 events = [json.loads(l) for l in open(sys.argv[1]) if '"train"' in l]
 start = next(e for e in events if e["step"] == int(sys.argv[2]))
 end = events[-1]
-print(f'{(end["target_tokens"] - start["target_tokens"]) / (end["elapsed_s"] - start["elapsed_s"]):.0f}')
+rate = f'{(end["target_tokens"] - start["target_tokens"]) / (end["elapsed_s"] - start["elapsed_s"]):.0f}'
+timed = [e for e in events if e["step"] > start["step"]]
+if "sync_s" in timed[0]:  # a group: rank 0's median time per step waiting for the gradient sum, in ms
+    rate += f'/{1000 * statistics.median(e["sync_s"] for e in timed):.0f}ms'
+print(rate)
 EOF
 }
 
@@ -70,20 +75,25 @@ group_steps=$((batches / ranks)) group_warm=$((warmup / ranks))
 echo "== machine: $cores cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), load average" \
   "$(cut -d' ' -f1-3 /proc/loadavg), $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "== reference configuration, $batches batches per run ($warmup not timed), target tokens/s"
-printf '%-6s %22s %22s %22s\n' round "1 process, BLAS $cores" "1 process, BLAS 1" "$ranks ranks, 1+1 each"
-declare -a a b c
+echo "   (a group: target tokens/s / rank 0's median wait per step for the gradient sum)"
+printf '%-6s %22s %22s %22s %22s\n' round "1 process, BLAS $cores" "1 process, BLAS 1" "$ranks ranks, overlapped" \
+  "$ranks ranks, sum after"
+declare -a a b c d
 for ((r = 1; r <= rounds; r++)); do
   a[r]=$(run "default-$r" "$one_steps" "$one_warm" --blas-threads "$cores")
   b[r]=$(run "single-$r" "$one_steps" "$one_warm" --blas-threads 1)
   c[r]=$(run "group-$r" "$group_steps" "$group_warm" --dist.nproc-per-node "$ranks" --threads 1 --blas-threads 1)
-  printf '%-6s %22s %22s %22s\n' "$r" "${a[r]}" "${b[r]}" "${c[r]}"
+  d[r]=$(run "serial-$r" "$group_steps" "$group_warm" --dist.nproc-per-node "$ranks" --threads 1 --blas-threads 1 \
+    --dist.overlap false)
+  printf '%-6s %22s %22s %22s %22s\n' "$r" "${a[r]}" "${b[r]}" "${c[r]}" "${d[r]}"
 done
-python3 - "${a[*]}" "${b[*]}" "${c[*]}" <<'EOF'
+python3 - "${a[*]}" "${b[*]}" "${c[*]}" "${d[*]}" <<'EOF'
 import statistics, sys
-a, b, c = ([float(x) for x in s.split()] for s in sys.argv[1:4])
-ma, mb, mc = (statistics.median(x) for x in (a, b, c))
-print(f"median  {ma:22.0f} {mb:22.0f} {mc:22.0f}")
-print(f"group / one process with one BLAS thread: {mc / mb:.2f}x; group / one process with a BLAS thread per core: {mc / ma:.2f}x")
+a, b, c, d = ([float(x.split("/")[0]) for x in s.split()] for s in sys.argv[1:5])
+ma, mb, mc, md = (statistics.median(x) for x in (a, b, c, d))
+print(f"median  {ma:22.0f} {mb:22.0f} {mc:22.0f} {md:22.0f}")
+print(f"group / one process with one BLAS thread: {mc / mb:.2f}x (sum after backward: {md / mb:.2f}x);"
+      f" group / one process with a BLAS thread per core: {mc / ma:.2f}x")
 EOF
 
 if [[ $load -eq 1 ]]; then
