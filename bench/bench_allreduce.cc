@@ -1,5 +1,5 @@
 // What summing gradients costs a data-parallel step: GradientSync::all_reduce of the reference
-// model's gradients (configs/bible-es-en.toml: 8.3 M floats in 25 MiB buckets) between RANKS
+// model's gradients (ModelConfig{}: 8.3 M floats, in GradientSync's default 4 MiB buckets) between RANKS
 // processes of this machine over the loopback (Gloo), one intra-op and one BLAS thread each, as
 // nmt-train --dist.nproc-per-node runs them. Prints rank 0's median, minimum and maximum.
 // Usage: bench_allreduce [RANKS] [REPEATS]   (default 2 and 30). Results in docs/benchmarks.md.
