@@ -42,22 +42,11 @@ GradientSync::~GradientSync() {
   for (auto& [parameter, handle] : hooks_) parameter.remove_hook(handle);
 }
 
+// The serial sum is an armed step without a backward: finish() fills every bucket from .grad (or
+// zero), starts them all in order and waits.
 void GradientSync::all_reduce(Communicator& communicator) {
-  at::NoGradGuard no_grad;
-  std::vector<at::Tensor> flats;
-  for (Bucket& bucket : buckets_) {
-    for (const Slot& slot : bucket.slots) {
-      at::Tensor slice = bucket.flat.narrow(0, slot.offset, slot.parameter.numel());
-      if (slot.parameter.grad().defined()) {
-        slice.copy_(slot.parameter.grad().reshape(-1));
-      } else {
-        slice.zero_();
-      }
-    }
-    flats.push_back(bucket.flat);
-  }
-  communicator.start_all_reduce_sum(flats, "summing gradients").finish();
-  copy_sums_back();
+  arm(communicator);
+  finish();
 }
 
 void GradientSync::arm(Communicator& communicator) {
@@ -115,8 +104,8 @@ void GradientSync::finish() {
     ~Disarm() { self->communicator_ = nullptr; }
   } disarm{this};
   {
-    // Parameters this backward did not reach: their .grad as it stands (earlier batches of the
-    // step), or zero.
+    // Parameters no armed backward reached: their .grad as it stands (earlier batches of the
+    // step, or all of them for all_reduce()), or zero.
     at::NoGradGuard no_grad;
     for (std::size_t b = next_to_start_; b < buckets_.size(); ++b) {
       Bucket& bucket = buckets_[b];

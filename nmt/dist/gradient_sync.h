@@ -17,7 +17,7 @@ namespace nmt {
 ///
 /// Two ways, with the same sums bit for bit (the same buckets, each element the same float adds):
 /// - all_reduce(): after backward, copy every gradient into its bucket, start every bucket's sum,
-///   wait, copy back.
+///   wait, copy back (arm() and finish() with no backward between them).
 /// - arm() before a step's last backward, finish() after it: a hook on each parameter (autograd
 ///   calls it with the parameter's incoming gradient just before adding it to .grad) writes
 ///   .grad + incoming (or incoming alone, where .grad is undefined: exactly what AccumulateGrad

@@ -355,9 +355,9 @@ StepOutcome Trainer::Impl::train_step(const SignalGuard& signals) {
   state.position = batches->position();
   const std::int64_t step_tokens = share.target_tokens;
   optimizer->zero_grad();
-  // With dist.overlap, the gradient sum starts during the step's last backward (GradientSync::arm).
-  const bool overlap = gradient_sync && config.dist.overlap;
-  if (overlap && share.batches.empty()) gradient_sync->arm(*group->communicator());
+  // With dist.overlap, the gradient sum starts during the step's last backward (GradientSync::arm);
+  // a rank without a batch this step has no backward to overlap and sums after it.
+  const bool overlap = gradient_sync && config.dist.overlap && !share.batches.empty();
   double step_loss = 0, step_nll = 0;
   for (std::size_t i = 0; i < share.batches.size(); ++i) {
     const Batch batch = share.batches[i].to(device);
