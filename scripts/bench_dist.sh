@@ -3,12 +3,15 @@
 # (configs/bible-es-en-bahdanau.toml, dropout and all) as one process and as a group of ranks (the
 # gradient sum overlapped with backward, the default, and after it: --dist.overlap false), alternating
 # in one sitting, then the same single-process settings with one other busy process on the machine
-# (the load experiment of docs/distributed.md, "Threads"). Throughput is target tokens per second
-# between step --warmup and the last step, read from each run's metrics.jsonl (start-up and the
-# final validation are not counted). Results go to docs/benchmarks.md.
+# (the load experiment of docs/distributed.md, "Threads"). The single process accumulates as many
+# batches per step as the group has ranks, so every column trains on the same batches with the same
+# updates (the plan depends on the batches per step: BatchingOptions::step_batches) and only the
+# speed differs. Throughput is target tokens per second between batch --warmup and the last batch,
+# read from each run's metrics.jsonl (start-up and the final validation are not counted). Results
+# go to docs/benchmarks.md.
 #
 # Usage: scripts/bench_dist.sh [--batches N] [--warmup K] [--rounds R] [--ranks W] [--no-load] [--out DIR]
-#   --batches N  batches each run trains on (one process: N steps; W ranks: N/W steps) (default 96)
+#   --batches N  batches each run trains on, in N/W steps of W batches (default 96)
 #   --warmup K   leading batches not timed (default 16)
 #   --rounds R   rounds of the idle comparison (default 3)
 #   --ranks W    ranks of the group, one thread and one BLAS thread each (default: the cores, nproc)
@@ -26,7 +29,7 @@ while [[ $# -gt 0 ]]; do
     --ranks) ranks=$2; shift 2 ;;
     --no-load) load=0; shift ;;
     --out) out=$(realpath -m "$2"); shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "bench_dist.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -70,8 +73,7 @@ EOF
 }
 
 cores=$(nproc)
-one_steps=$batches one_warm=$warmup
-group_steps=$((batches / ranks)) group_warm=$((warmup / ranks))
+steps=$((batches / ranks)) warm=$((warmup / ranks))
 echo "== machine: $cores cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), load average" \
   "$(cut -d' ' -f1-3 /proc/loadavg), $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "== reference configuration, $batches batches per run ($warmup not timed), target tokens/s"
@@ -80,10 +82,10 @@ printf '%-6s %22s %22s %22s %22s\n' round "1 process, BLAS $cores" "1 process, B
   "$ranks ranks, sum after"
 declare -a a b c d
 for ((r = 1; r <= rounds; r++)); do
-  a[r]=$(run "default-$r" "$one_steps" "$one_warm" --blas-threads "$cores")
-  b[r]=$(run "single-$r" "$one_steps" "$one_warm" --blas-threads 1)
-  c[r]=$(run "group-$r" "$group_steps" "$group_warm" --dist.nproc-per-node "$ranks" --threads 1 --blas-threads 1)
-  d[r]=$(run "serial-$r" "$group_steps" "$group_warm" --dist.nproc-per-node "$ranks" --threads 1 --blas-threads 1 \
+  a[r]=$(run "default-$r" "$steps" "$warm" --blas-threads "$cores" --train.accumulate "$ranks")
+  b[r]=$(run "single-$r" "$steps" "$warm" --blas-threads 1 --train.accumulate "$ranks")
+  c[r]=$(run "group-$r" "$steps" "$warm" --dist.nproc-per-node "$ranks" --threads 1 --blas-threads 1)
+  d[r]=$(run "serial-$r" "$steps" "$warm" --dist.nproc-per-node "$ranks" --threads 1 --blas-threads 1 \
     --dist.overlap false)
   printf '%-6s %22s %22s %22s %22s\n' "$r" "${a[r]}" "${b[r]}" "${c[r]}" "${d[r]}"
 done
@@ -102,8 +104,8 @@ if [[ $load -eq 1 ]]; then
   spinner=$!
   printf '%-6s %22s %22s\n' round "BLAS $cores" "BLAS 1"
   for r in 1 2; do
-    x=$(run "load-default-$r" "$one_steps" "$one_warm" --blas-threads "$cores")
-    y=$(run "load-single-$r" "$one_steps" "$one_warm" --blas-threads 1)
+    x=$(run "load-default-$r" "$steps" "$warm" --blas-threads "$cores" --train.accumulate "$ranks")
+    y=$(run "load-single-$r" "$steps" "$warm" --blas-threads 1 --train.accumulate "$ranks")
     printf '%-6s %22s %22s\n' "$r" "$x" "$y"
   done
   kill "$spinner"

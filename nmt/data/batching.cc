@@ -38,12 +38,30 @@ void fisher_yates(std::vector<T>& items, SplitMix64& rng) {
   for (std::size_t i = items.size(); i > 1; --i) std::swap(items[i - 1], items[rng.below(i)]);
 }
 
+// Shuffles runs of `k` consecutive batches, keeping each run's order; the n mod k batches left over
+// (the longest, cut last) end the plan, so that steps of k batches from the epoch's start each take
+// one run of neighbours in length.
+std::vector<std::vector<std::size_t>> shuffle_runs(std::vector<std::vector<std::size_t>> batches, std::size_t k,
+                                                   SplitMix64& rng) {
+  std::vector<std::size_t> runs(batches.size() / k);
+  std::iota(runs.begin(), runs.end(), 0);
+  fisher_yates(runs, rng);
+  std::vector<std::vector<std::size_t>> shuffled;
+  shuffled.reserve(batches.size());
+  for (const std::size_t run : runs) {
+    for (std::size_t i = run * k; i < run * k + k; ++i) shuffled.push_back(std::move(batches[i]));
+  }
+  for (std::size_t i = runs.size() * k; i < batches.size(); ++i) shuffled.push_back(std::move(batches[i]));
+  return shuffled;
+}
+
 }  // namespace
 
 void BatchingOptions::validate() const {
   if (max_tokens < 1) throw ConfigError("max tokens must be >= 1, got " + std::to_string(max_tokens));
   if (max_sentences < 0) throw ConfigError("max sentences must be >= 0 (0: no limit), got " + std::to_string(max_sentences));
   if (sort_pool_size < 0) throw ConfigError("sort pool size must be >= 0 (0: whole epoch), got " + std::to_string(sort_pool_size));
+  if (step_batches < 1) throw ConfigError("batches per step must be >= 1, got " + std::to_string(step_batches));
 }
 
 std::uint64_t BatchingOptions::digest() const {
@@ -110,13 +128,23 @@ std::vector<std::vector<std::size_t>> plan_epoch(const ParallelCorpus& corpus,
     }
     if (!batch.empty()) batches.push_back(std::move(batch));
   }
-  if (options.shuffle) fisher_yates(batches, rng);
+  if (options.shuffle) {
+    if (options.step_batches > 1) {
+      batches = shuffle_runs(std::move(batches), static_cast<std::size_t>(options.step_batches), rng);
+    } else {
+      fisher_yates(batches, rng);
+    }
+  }
   return batches;
 }
 
 std::string BatchPosition::to_json() const {
-  return nlohmann::json{{"epoch", epoch}, {"batch", batch}, {"seed", seed},
-                        {"options_digest", options_digest}, {"corpus_fingerprint", corpus_fingerprint}}
+  return nlohmann::json{{"epoch", epoch},
+                        {"batch", batch},
+                        {"seed", seed},
+                        {"options_digest", options_digest},
+                        {"corpus_fingerprint", corpus_fingerprint},
+                        {"step_batches", step_batches}}
       .dump();
 }
 
@@ -129,6 +157,10 @@ BatchPosition BatchPosition::from_json(const std::string& json) {
     position.seed = parsed.at("seed").get<std::uint64_t>();
     position.options_digest = parsed.at("options_digest").get<std::uint64_t>();
     position.corpus_fingerprint = parsed.at("corpus_fingerprint").get<std::uint64_t>();
+    position.step_batches = parsed.value("step_batches", std::int64_t{1});
+    if (position.step_batches < 1) {
+      throw DataError("malformed batch position: step_batches " + std::to_string(position.step_batches) + " (must be >= 1)");
+    }
     return position;
   } catch (const nlohmann::json::exception& e) {
     throw DataError(std::string("malformed batch position: ") + e.what());
@@ -137,7 +169,8 @@ BatchPosition BatchPosition::from_json(const std::string& json) {
 
 bool BatchPosition::operator==(const BatchPosition& other) const {
   return epoch == other.epoch && batch == other.batch && seed == other.seed &&
-         options_digest == other.options_digest && corpus_fingerprint == other.corpus_fingerprint;
+         options_digest == other.options_digest && corpus_fingerprint == other.corpus_fingerprint &&
+         step_batches == other.step_batches;
 }
 
 }  // namespace nmt

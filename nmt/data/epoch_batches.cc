@@ -31,6 +31,7 @@ void EpochBatches::start_epoch(std::int64_t epoch) {
   epoch_corpus_ = std::move(made);
   fingerprint_ = corpus().fingerprint();
   plan_ = std::move(plan);
+  plan_step_batches_ = options_.step_batches;
   epoch_ = epoch;
   next_ = 0;
 }
@@ -49,6 +50,7 @@ std::vector<std::size_t> EpochBatches::next() {
 StepShare EpochBatches::take_step(std::int64_t count, int world, int rank) {
   StepShare share;
   for (std::int64_t k = 0; k < count && !exhausted(); ++k) {
+    if (k > 0 && options_.step_batches > 1 && next_ >= plan_.size()) break;  // the epoch's last step
     const std::vector<std::size_t> indices = next();
     share.target_tokens += count_target_tokens(corpus(), indices);
     if (k % world == rank) share.batches.push_back(make_batch(corpus(), indices));
@@ -58,7 +60,7 @@ StepShare EpochBatches::take_step(std::int64_t count, int world, int rank) {
 }
 
 BatchPosition EpochBatches::position() const {
-  return {epoch_, static_cast<std::int64_t>(next_), options_.seed, options_.digest(), fingerprint_};
+  return {epoch_, static_cast<std::int64_t>(next_), options_.seed, options_.digest(), fingerprint_, plan_step_batches_};
 }
 
 void EpochBatches::restore(const BatchPosition& saved) {
@@ -70,6 +72,7 @@ void EpochBatches::restore(const BatchPosition& saved) {
     throw DataError("batch position was saved with other batching options (max tokens, max sentences,"
                     " sort pool size or shuffle differ)");
   }
+  if (saved.step_batches < 1) throw DataError("batch position has step_batches " + std::to_string(saved.step_batches));
   if (saved.epoch < 0 || saved.batch < 0) throw DataError("batch position is negative");
   // Everything is made and checked before anything changes.
   std::unique_ptr<ParallelCorpus> made = make_corpus(saved.epoch);
@@ -79,7 +82,9 @@ void EpochBatches::restore(const BatchPosition& saved) {
     throw DataError("batch position was saved for another corpus (fingerprint " +
                     std::to_string(saved.corpus_fingerprint) + ", this corpus " + std::to_string(fingerprint) + ")");
   }
-  auto plan = plan_epoch(corpus, options_, saved.epoch);
+  BatchingOptions saved_options = options_;
+  saved_options.step_batches = saved.step_batches;
+  auto plan = plan_epoch(corpus, saved_options, saved.epoch);
   if (static_cast<std::size_t>(saved.batch) > plan.size()) {
     throw DataError("batch position " + std::to_string(saved.batch) + " is past the end of epoch " +
                     std::to_string(saved.epoch) + " (" + std::to_string(plan.size()) + " batches)");
@@ -87,6 +92,7 @@ void EpochBatches::restore(const BatchPosition& saved) {
   epoch_corpus_ = std::move(made);
   fingerprint_ = fingerprint;
   plan_ = std::move(plan);
+  plan_step_batches_ = saved.step_batches;
   epoch_ = saved.epoch;
   next_ = static_cast<std::size_t>(saved.batch);
 }

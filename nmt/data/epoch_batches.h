@@ -44,8 +44,10 @@ class EpochBatches {
   std::vector<std::size_t> next();
 
   /// The next `count` batches (fewer when the source runs out), rank `rank` of `world` making the
-  /// ones at positions rank, rank + world, ... An epoch that ends within the step is followed by
-  /// the next one (its corpus made first).
+  /// ones at positions rank, rank + world, ... With options.step_batches > 1 (count should equal
+  /// it) a step ends at its epoch's end, so that each step of the next epoch takes one run of
+  /// neighbouring batches (BatchingOptions); with 1, an epoch that ends within the step is followed
+  /// by the next one (its corpus made first).
   StepShare take_step(std::int64_t count, int world, int rank);
 
   /// The last batch of the last allowed epoch has been taken.
@@ -53,9 +55,10 @@ class EpochBatches {
   /// The next batch is batch `batch` of epoch `epoch`; `batch` equals the epoch's batch count once
   /// all are taken (the next epoch starts when one more is asked for).
   BatchPosition position() const;
-  /// Continues exactly at `saved`: makes that epoch's corpus and plan. Throws DataError, and stays
-  /// as it was, when the position belongs to another corpus, seed or batching options, or lies past
-  /// its epoch's end.
+  /// Continues exactly at `saved`: makes that epoch's corpus and plan, the plan with the saved
+  /// step_batches (a run resumed with another number of ranks or accumulate keeps its epoch's
+  /// plan; the next epochs use options.step_batches). Throws DataError, and stays as it was, when
+  /// the position belongs to another corpus, seed or batching options, or lies past its epoch's end.
   void restore(const BatchPosition& saved);
   std::int64_t epoch() const { return epoch_; }
   std::size_t batches_in_epoch() const { return plan_.size(); }
@@ -76,6 +79,7 @@ class EpochBatches {
   std::uint64_t fingerprint_ = 0;                 // corpus().fingerprint(), computed once per epoch
   std::int64_t epoch_ = 0;
   std::size_t next_ = 0;
+  std::int64_t plan_step_batches_ = 1;  // the step_batches plan_ was made with
   std::vector<std::vector<std::size_t>> plan_;
 };
 

@@ -311,6 +311,7 @@ void Trainer::Impl::plan_batches(const BatchPosition* start) {
   BatchingOptions batching;
   batching.max_tokens = config.train.max_tokens;
   batching.seed = config.seed;
+  batching.step_batches = config.train.accumulate * group->size();  // a step's batches, neighbours in length
   const ParallelCorpus& base = corpus->corpus();
   batches = start ? std::make_unique<EpochBatches>(base, batching, config.train.max_epochs,
                                                    corpus->corpus_for_epoch(), *start)

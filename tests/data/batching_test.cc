@@ -39,6 +39,7 @@ std::int64_t batch_cost(const ParallelCorpus& corpus, const std::vector<std::siz
 struct PlanCase {
   std::int64_t max_tokens, max_sentences, sort_pool_size;
   bool shuffle;
+  std::int64_t step_batches = 1;
 };
 
 class PlanInvariants : public ::testing::TestWithParam<PlanCase> {};
@@ -51,6 +52,7 @@ TEST_P(PlanInvariants, EveryPairOnceAndNoBatchOverBudget) {
   options.max_sentences = c.max_sentences;
   options.sort_pool_size = c.sort_pool_size;
   options.shuffle = c.shuffle;
+  options.step_batches = c.step_batches;
   for (std::int64_t epoch = 0; epoch < 3; ++epoch) {
     const auto plan = plan_epoch(corpus, options, epoch);
     std::vector<int> seen(corpus.size(), 0);
@@ -69,12 +71,14 @@ TEST_P(PlanInvariants, EveryPairOnceAndNoBatchOverBudget) {
 INSTANTIATE_TEST_SUITE_P(Options, PlanInvariants,
                          ::testing::Values(PlanCase{2000, 0, 0, true}, PlanCase{61, 0, 0, true},
                                            PlanCase{500, 7, 0, true}, PlanCase{1000, 0, 64, true},
-                                           PlanCase{800, 0, 0, false}, PlanCase{100000, 0, 0, true}),
+                                           PlanCase{800, 0, 0, false}, PlanCase{100000, 0, 0, true},
+                                           PlanCase{1000, 0, 0, true, 3}, PlanCase{500, 7, 64, true, 2}),
                          [](const ::testing::TestParamInfo<PlanCase>& param_info) {
                            const PlanCase& c = param_info.param;
                            return "tokens" + std::to_string(c.max_tokens) + "_sentences" +
                                   std::to_string(c.max_sentences) + "_pool" + std::to_string(c.sort_pool_size) +
-                                  (c.shuffle ? "_shuffled" : "_ordered");
+                                  (c.shuffle ? "_shuffled" : "_ordered") +
+                                  (c.step_batches > 1 ? "_step" + std::to_string(c.step_batches) : "");
                          });
 
 TEST(BatchPlan, BucketsSimilarLengths) {
@@ -117,6 +121,69 @@ TEST(BatchPlan, GoldenOrderIsPortable) {
   options.seed = 42;
   // Costs (max side + 1): 2, 3, 3, 4, 2, 3; budget 6 fits two pairs of cost <= 3, one of cost 4.
   const std::vector<std::vector<std::size_t>> expected = {{5}, {2, 1}, {4, 0}, {3}};
+  EXPECT_EQ(plan_epoch(corpus, options, 0), expected);
+}
+
+// The longest pair's cost in a batch: the length class bucketing cut it from.
+std::int64_t batch_length(const ParallelCorpus& corpus, const std::vector<std::size_t>& batch) {
+  std::int64_t longest = 0;
+  for (const auto i : batch) longest = std::max(longest, pair_tokens(corpus, i));
+  return longest;
+}
+
+// With step_batches k the plan holds the batches of k = 1 (the same pairs, the same cuts), moved
+// in runs of k that were cut next to each other: a step's batches are neighbours in length, where
+// k = 1 puts any two batches side by side.
+TEST(BatchPlan, StepsOfSeveralBatchesTakeNeighboursInLength) {
+  const auto corpus = random_corpus(3000, 80);
+  BatchingOptions options;
+  options.max_tokens = 800;
+  const auto singles = plan_epoch(corpus, options, 0);
+  for (const std::int64_t k : {2, 3}) {
+    options.step_batches = k;
+    const auto runs = plan_epoch(corpus, options, 0);
+    auto sorted_singles = singles, sorted_runs = runs;
+    std::sort(sorted_singles.begin(), sorted_singles.end());
+    std::sort(sorted_runs.begin(), sorted_runs.end());
+    ASSERT_EQ(sorted_runs, sorted_singles) << "k " << k << ": the same batches";
+    ASSERT_NE(runs, singles);
+    const std::size_t full = runs.size() / static_cast<std::size_t>(k) * static_cast<std::size_t>(k);
+    double spread_runs = 0, spread_singles = 0;
+    for (std::size_t start = 0; start < full; start += static_cast<std::size_t>(k)) {
+      std::int64_t low = INT64_MAX, high = 0, low1 = INT64_MAX, high1 = 0;
+      for (std::size_t i = start; i < start + static_cast<std::size_t>(k); ++i) {
+        const std::int64_t length = batch_length(corpus, runs[i]), length1 = batch_length(corpus, singles[i]);
+        if (i > start) {
+          EXPECT_LE(batch_length(corpus, runs[i - 1]), length) << "a run keeps the cut order";
+        }
+        low = std::min(low, length), high = std::max(high, length);
+        low1 = std::min(low1, length1), high1 = std::max(high1, length1);
+      }
+      EXPECT_LE(high - low, 8) << "k " << k << ", run at " << start;
+      spread_runs += static_cast<double>(high - low);
+      spread_singles += static_cast<double>(high1 - low1);
+    }
+    EXPECT_LT(spread_runs * 20, spread_singles) << "k " << k;  // 33 and 42 against ~1900
+    // The remainder ends the plan: the longest batches, cut last.
+    ASSERT_NE(full, runs.size()) << "k " << k << ": choose a corpus with a remainder";
+    std::int64_t longest_in_runs = 0;
+    for (std::size_t i = 0; i < full; ++i) longest_in_runs = std::max(longest_in_runs, batch_length(corpus, runs[i]));
+    for (std::size_t i = full; i < runs.size(); ++i) EXPECT_GE(batch_length(corpus, runs[i]), longest_in_runs);
+    EXPECT_EQ(plan_epoch(corpus, options, 0), runs) << "deterministic";
+    EXPECT_NE(plan_epoch(corpus, options, 1), runs);
+  }
+}
+
+TEST(BatchPlan, GoldenOrderOfRunsIsPortable) {
+  const auto corpus = ParallelCorpus::from_sequences({{4}, {4, 4}, {4}, {4, 4, 4}, {4}, {4, 4}, {4}, {4, 4, 4, 4}},
+                                                     {{5}, {5}, {5, 5}, {5}, {5}, {5, 5}, {5}, {5}});
+  BatchingOptions options;
+  options.max_tokens = 5;
+  options.seed = 42;
+  options.step_batches = 2;
+  // Costs 2, 3, 3, 4, 2, 3, 2, 5: cut as {0, 6} {4} | {2} {1} | {5} {3} | {7} (ties in shuffled
+  // order); three runs of two are shuffled, the remainder (the longest) ends the plan.
+  const std::vector<std::vector<std::size_t>> expected = {{2}, {1}, {0, 6}, {4}, {5}, {3}, {7}};
   EXPECT_EQ(plan_epoch(corpus, options, 0), expected);
 }
 
@@ -221,6 +288,9 @@ TEST(BatchingOptions, Validation) {
   options.max_sentences = 0;
   options.sort_pool_size = -5;
   EXPECT_THROW_WITH(options.validate(), ConfigError, "sort pool size");
+  options.sort_pool_size = 0;
+  options.step_batches = 0;
+  EXPECT_THROW_WITH(options.validate(), ConfigError, "batches per step must be >= 1, got 0");
 }
 
 // Ranks take the same step and make disjoint shares: together, in order, the batches one process
@@ -256,6 +326,81 @@ TEST(EpochBatches, RanksShareEachStepAndTogetherTakeTheWholePlan) {
   }
   EXPECT_EQ(next, expected.size()) << "two epochs, then exhausted";
   EXPECT_EQ(ranks[0].take_step(4, world, 0).taken, 0);
+}
+
+// With step_batches k, steps of k batches from an epoch's start take one run each; the epoch's last
+// step takes the remainder and the next step starts the next epoch, so runs stay aligned.
+TEST(EpochBatches, AStepOfRunsEndsAtItsEpochsEnd) {
+  const auto corpus = random_corpus(410, 30);
+  BatchingOptions options;
+  options.max_tokens = 120;
+  options.step_batches = 3;
+  std::vector<std::vector<std::vector<std::size_t>>> plans;
+  for (std::int64_t epoch = 0; epoch < 3; ++epoch) plans.push_back(plan_epoch(corpus, options, epoch));
+
+  const int world = 2;  // a step of 3 batches: rank 0 makes two, rank 1 one
+  std::vector<EpochBatches> ranks;
+  for (int r = 0; r < world; ++r) ranks.emplace_back(corpus, options, 3);
+  bool saw_remainder = false;
+  for (std::size_t epoch = 0; epoch < plans.size(); ++epoch) {
+    const auto& plan = plans[epoch];
+    for (std::size_t start = 0; start < plan.size(); start += 3) {
+      const std::size_t taken = std::min<std::size_t>(3, plan.size() - start);
+      saw_remainder = saw_remainder || taken < 3;
+      const StepShare zero = ranks[0].take_step(3, world, 0), one = ranks[1].take_step(3, world, 1);
+      ASSERT_EQ(zero.taken, static_cast<std::int64_t>(taken)) << "epoch " << epoch << ", batch " << start;
+      EXPECT_EQ(ranks[0].position().epoch, static_cast<std::int64_t>(epoch));
+      EXPECT_EQ(ranks[0].position().batch, static_cast<std::int64_t>(start + taken));
+      EXPECT_EQ(ranks[0].position().step_batches, 3);
+      std::int64_t tokens = 0;
+      for (std::size_t i = start; i < start + taken; ++i) tokens += count_target_tokens(corpus, plan[i]);
+      EXPECT_EQ(zero.target_tokens, tokens);
+      EXPECT_EQ(one.target_tokens, tokens);
+      ASSERT_EQ(zero.batches.size() + one.batches.size(), taken);
+      EXPECT_TRUE(at::equal(zero.batches[0].source, make_batch(corpus, plan[start]).source));
+      if (taken > 1) {
+        EXPECT_TRUE(at::equal(one.batches[0].source, make_batch(corpus, plan[start + 1]).source));
+      }
+    }
+  }
+  EXPECT_TRUE(saw_remainder) << "choose a corpus whose plan is not a multiple of 3";
+  EXPECT_TRUE(ranks[0].exhausted());
+}
+
+// A position carries the step_batches its epoch's plan was made with: a run resumed with another
+// number of ranks or accumulate (or saved by nmt 0.1, before runs: it reads as 1) finishes its
+// epoch on the saved plan, and the next epoch is planned with the new step_batches.
+TEST(EpochBatches, ResumedWithAnotherStepSizeFinishesTheEpochOnItsPlan) {
+  const auto corpus = random_corpus(300, 30);
+  BatchingOptions two;
+  two.max_tokens = 150;
+  two.step_batches = 2;
+  BatchingOptions one = two;
+  one.step_batches = 1;
+  EpochBatches first(corpus, two);
+  for (int step = 0; step < 4; ++step) first.take_step(2, 1, 0);
+  const std::string saved = first.position().to_json();
+  EXPECT_NE(saved.find("\"step_batches\":2"), std::string::npos) << saved;
+
+  EpochBatches resumed(corpus, one);
+  resumed.restore(BatchPosition::from_json(saved));
+  EXPECT_EQ(resumed.position(), first.position());
+  const auto plan_two = plan_epoch(corpus, two, 0);
+  for (std::size_t i = 8; i < plan_two.size(); ++i) ASSERT_EQ(resumed.next(), plan_two[i]) << "batch " << i;
+  EXPECT_EQ(resumed.next(), plan_epoch(corpus, one, 1).front());
+  EXPECT_EQ(resumed.position().step_batches, 1);
+
+  // A position without step_batches (nmt 0.1) is one of a plan of single batches.
+  std::string old = BatchPosition{0, 3, two.seed, two.digest(), corpus.fingerprint(), 1}.to_json();
+  old.erase(old.find(",\"step_batches\":1"), std::string(",\"step_batches\":1").size());
+  ASSERT_EQ(old.find("step_batches"), std::string::npos) << old;
+  const BatchPosition from_old = BatchPosition::from_json(old);
+  EXPECT_EQ(from_old.step_batches, 1);
+  EpochBatches continued(corpus, two);
+  continued.restore(from_old);
+  EXPECT_EQ(continued.next(), plan_epoch(corpus, one, 0)[3]);
+  EXPECT_THROW_WITH(BatchPosition::from_json(BatchPosition{0, 0, 1, 2, 3, 0}.to_json()), DataError,
+                    "malformed batch position: step_batches 0");
 }
 
 // Each epoch batches the corpus made for it (as subword sampling makes one), and a restored

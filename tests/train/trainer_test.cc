@@ -428,6 +428,7 @@ TEST(Trainer, AccumulationTakesSeveralBatchesPerStep) {
   EXPECT_EQ(state.step, 5);
   EXPECT_EQ(state.position.epoch, 0);
   EXPECT_EQ(state.position.batch, 10) << "5 steps of 2 batches each";
+  EXPECT_EQ(state.position.step_batches, 2) << "a step's two batches are neighbours in length";
 }
 
 // Two trainers on one run directory once overwrote each other's checkpoints; the second now stops
