@@ -72,7 +72,9 @@ void EpochBatches::restore(const BatchPosition& saved) {
     throw DataError("batch position was saved with other batching options (max tokens, max sentences,"
                     " sort pool size or shuffle differ)");
   }
-  if (saved.step_batches < 1) throw DataError("batch position has step_batches " + std::to_string(saved.step_batches));
+  if (saved.step_batches < 1) {
+    throw DataError("batch position has step_batches " + std::to_string(saved.step_batches) + " (must be >= 1)");
+  }
   if (saved.epoch < 0 || saved.batch < 0) throw DataError("batch position is negative");
   // Everything is made and checked before anything changes.
   std::unique_ptr<ParallelCorpus> made = make_corpus(saved.epoch);

@@ -261,6 +261,9 @@ TEST(EpochBatches, RestoreRejectsForeignPositions) {
   BatchPosition past_end = good;
   past_end.batch = 100000;
   EXPECT_THROW_WITH(it.restore(past_end), DataError, "past the end of epoch 0");
+  BatchPosition no_steps = good;
+  no_steps.step_batches = 0;
+  EXPECT_THROW_WITH(it.restore(no_steps), DataError, "step_batches 0 (must be >= 1)");
   EXPECT_THROW_WITH(BatchPosition::from_json("{\"epoch\": 1}"), DataError, "malformed batch position");
   EXPECT_THROW_WITH(BatchPosition::from_json("not json"), DataError, "malformed batch position");
 
