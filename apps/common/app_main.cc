@@ -14,6 +14,7 @@
 #include "nmt/core/logging.h"
 #include "nmt/core/torch_log.h"
 #include "nmt/core/version.h"
+#include "nmt/kernels/kernels.h"
 
 namespace nmt::app {
 
@@ -97,6 +98,8 @@ int run(CLI::App& app, int argc, char** argv, const std::function<void()>& body)
     return 1;
   }
   try {
+    // A bad NMT_CPU_CAPABILITY is refused now, not at the first product (nmt-train's first validation).
+    spdlog::debug("CPU kernels: {}", nmt::kernel_capability());
     body();
     return 0;
   } catch (const nmt::ConfigError& e) {

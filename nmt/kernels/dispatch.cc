@@ -2,9 +2,28 @@
 
 #include <ATen/core/grad_mode.h>
 
+#include <cstdlib>
+#include <string>
+
+#include "nmt/core/error.h"
+
 #include "nmt/kernels/kernels.h"
 
 namespace nmt {
+
+CpuFeatures capped_cpu_features(CpuFeatures detected, const char* ceiling) {
+  // A ceiling on what the CPU has (never more), for A/B measurements and for testing every
+  // kernel build on one machine; like PyTorch's ATEN_CPU_CAPABILITY.
+  const std::string name = ceiling != nullptr ? ceiling : "";
+  if (name == "avx2") {
+    detected.avx512f = false;
+  } else if (name == "portable") {
+    detected.avx512f = detected.avx2_fma = false;
+  } else if (!name.empty() && name != "avx512") {
+    throw ConfigError("NMT_CPU_CAPABILITY: '" + name + "' is not one of avx512, avx2, portable");
+  }
+  return detected;
+}
 
 const CpuFeatures& cpu_features() {
   static const CpuFeatures features = [] {
@@ -14,9 +33,14 @@ const CpuFeatures& cpu_features() {
     f.avx2_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     f.avx512f = __builtin_cpu_supports("avx512f");
 #endif
-    return f;
+    return capped_cpu_features(f, std::getenv("NMT_CPU_CAPABILITY"));
   }();
   return features;
+}
+
+std::string kernel_capability() {
+  const CpuFeatures& f = cpu_features();
+  return f.avx512f ? "avx512" : f.avx2_fma ? "avx2" : "portable";
 }
 
 bool inference_kernels_apply(const at::Tensor& a, const at::Tensor& b) {

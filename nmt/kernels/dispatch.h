@@ -11,8 +11,13 @@ struct CpuFeatures {
   bool avx512f = false;   // AVX-512 Foundation (Skylake-X Xeons and later)
 };
 
-/// This CPU's features, detected once (all false off x86).
+/// This CPU's features, detected once (all false off x86), capped by the environment variable
+/// NMT_CPU_CAPABILITY (avx512, avx2 or portable; unset or empty: no cap). Throws ConfigError on
+/// another value.
 const CpuFeatures& cpu_features();
+
+/// `detected` capped by `ceiling` (NMT_CPU_CAPABILITY's value; null or empty: unchanged).
+CpuFeatures capped_cpu_features(CpuFeatures detected, const char* ceiling);
 
 /// Undefined, or on the CPU with this scalar type.
 inline bool on_cpu_as(const at::Tensor& t, at::ScalarType type) {

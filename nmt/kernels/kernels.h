@@ -42,6 +42,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace nmt {
@@ -160,6 +161,11 @@ class PackedLinear {
 /// at::linear(input, weight, bias): input [..., in], weight [out, in], bias [out] or undefined.
 /// Row-invariant (the chain above) when the inference kernels apply (kernels.h); packs per call.
 at::Tensor stable_linear(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias = at::Tensor());
+
+/// The vector build the CPU kernels run: "avx512", "avx2" or "portable" (the best this CPU has,
+/// capped by the environment variable NMT_CPU_CAPABILITY). Throws ConfigError naming a value of
+/// NMT_CPU_CAPABILITY other than those three: the programs call it at start, before any work.
+std::string kernel_capability();
 
 /// The chain above as plain scalar loops, for the tests: input [rows, in] float or double.
 at::Tensor fma_chain_linear_reference(const at::Tensor& input, const at::Tensor& weight,

@@ -237,4 +237,17 @@ grep -qx 'lr = 0.005' "$work/canon/config.toml" && grep -qx 'max-steps = 2' "$wo
   fail "config.toml is not canonical: $(grep -E '^(lr|max-steps) ' "$work/canon/config.toml")"
 expect 0 "" -- "$train" --config "$work/canon/config.toml" --run-dir "$work/canon2"
 
+# --- NMT_CPU_CAPABILITY: a cap on the kernels' vector build, refused by name at start. ------------
+expect_error 1 "NMT_CPU_CAPABILITY: 'sse' is not one of avx512, avx2, portable" -- \
+  env NMT_CPU_CAPABILITY=sse "$train" --config "$work/toy.toml" --run-dir "$work/capability"
+[[ ! -e $work/capability ]] && pass || fail "a refused NMT_CPU_CAPABILITY still made the run directory"
+expect_error 1 "NMT_CPU_CAPABILITY: 'AVX2' is not one of" -- \
+  env NMT_CPU_CAPABILITY=AVX2 "$translate" -m "$model" -i "$work/in.es" -o "$work/capability.en"
+[[ ! -e $work/capability.en ]] && pass || fail "a refused NMT_CPU_CAPABILITY still wrote its output"
+# Every build the CPU can run translates to the same bytes (each product is the same fma chains).
+for capability in avx512 avx2 portable; do
+  expect 0 "" -- env NMT_CPU_CAPABILITY=$capability "$translate" -m "$model" -i "$work/in.es" -o "$work/$capability.en"
+  cmp -s "$work/$capability.en" "$work/expected.en" && pass || fail "NMT_CPU_CAPABILITY=$capability translated otherwise"
+done
+
 finish

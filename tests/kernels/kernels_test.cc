@@ -1,5 +1,8 @@
 #include "nmt/kernels/kernels.h"
 
+#include "nmt/core/error.h"
+#include "nmt/kernels/dispatch.h"
+
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 #include <torch/autograd.h>
@@ -331,6 +334,27 @@ TEST(SoftmaxLast, MasksExactlyAndDoesNotDependOnThePaddedWidth) {
   EXPECT_TRUE(at::isnan(weights[0]).all().item<bool>()) << "NaN anywhere in a row: NaN everywhere, as ATen";
   EXPECT_TRUE(at::isnan(weights[1]).all().item<bool>()) << "nothing to attend to: NaN, as ATen";
   EXPECT_LT(max_abs_diff(weights[2], special[2].softmax(-1)), 1e-6);
+}
+
+// NMT_CPU_CAPABILITY only lowers what the CPU has, and a value it does not know is refused by name.
+TEST(CpuCapability, CapsTheDetectedFeaturesAndRefusesUnknownNames) {
+  const CpuFeatures all{true, true}, avx2_only{true, false};
+  for (const char* none : {static_cast<const char*>(nullptr), "", "avx512"}) {
+    const CpuFeatures f = capped_cpu_features(all, none);
+    EXPECT_TRUE(f.avx2_fma && f.avx512f) << (none != nullptr ? none : "null");
+  }
+  EXPECT_FALSE(capped_cpu_features(avx2_only, "avx512").avx512f);  // a ceiling, never more
+  const CpuFeatures avx2 = capped_cpu_features(all, "avx2");
+  EXPECT_TRUE(avx2.avx2_fma);
+  EXPECT_FALSE(avx2.avx512f);
+  const CpuFeatures portable = capped_cpu_features(all, "portable");
+  EXPECT_FALSE(portable.avx2_fma || portable.avx512f);
+  try {
+    capped_cpu_features(all, "AVX2");
+    ADD_FAILURE() << "an unknown capability was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "NMT_CPU_CAPABILITY: 'AVX2' is not one of avx512, avx2, portable");
+  }
 }
 
 }  // namespace

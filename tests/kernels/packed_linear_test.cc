@@ -21,13 +21,16 @@ void expect_identical(const at::Tensor& a, const at::Tensor& b, const std::strin
   }
 }
 
-// Shapes that exercise every tile height (1..6 and more), partial panels (out not a multiple of
-// 16), odd input sizes and the 192-row chunks.
+// Shapes that exercise every tile height (AVX2: 1..6; AVX-512: 1..12), partial panels (out not a
+// multiple of 16), pairs of panels and a lone last one (AVX-512), odd input sizes, inputs deeper
+// than a depth block (AVX-512: 128; AVX2: 256) and the 192-row chunks. ctest runs this program
+// again with NMT_CPU_CAPABILITY=avx2 and =portable, so an AVX-512 machine checks every build.
 struct Shape {
   std::int64_t rows, in, out;
 };
-const std::vector<Shape> kShapes = {{1, 1, 1}, {1, 256, 8000}, {5, 7, 33}, {6, 64, 16}, {7, 31, 17},
-                                    {13, 256, 768}, {200, 40, 50}, {401, 24, 30}};
+const std::vector<Shape> kShapes = {{1, 1, 1},      {1, 256, 8000}, {5, 7, 33},     {6, 64, 16},
+                                    {7, 31, 17},    {13, 256, 768}, {200, 40, 50},  {401, 24, 30},
+                                    {23, 300, 49},  {12, 129, 32},  {11, 1024, 81}, {36, 257, 4000}};
 
 TEST(StableLinear, EveryOutputIsOneFmaChainInKOrderThenTheBias) {
   c10::NoGradGuard no_grad;
