@@ -218,28 +218,31 @@ NMT_AVX512_INLINE void tile_column_avx512(const float* x, std::int64_t in, std::
   }
 }
 
-// panels_avx2's loops with two panels per tile (a lone last panel takes a tile of its own).
+// Two panels per tile (a lone last panel takes a tile of its own), and unlike panels_avx2 the
+// depth blocks inside the pair: a chunk's 192 x 32 outputs (24 KB) stay in L2 between blocks,
+// where looping the blocks outside the panels sent the whole [rows, out] output through memory
+// once per block (the output layer: 6.4 MB per 400 rows, twice).
 NMT_AVX512 void panels_avx512(const float* x, std::int64_t rows, const PackedWeight& w, const float* bias,
                               std::int64_t first, std::int64_t last, float* y) {
   const std::int64_t in = w.in, out = w.out;
   const float* panels = w.data.data_ptr<float>();
   for (std::int64_t chunk = 0; chunk < rows; chunk += kChunkRows) {
     const std::int64_t chunk_end = std::min(rows, chunk + kChunkRows);
-    for (std::int64_t begin = 0; begin < in; begin += kDepth512) {
-      const std::int64_t end = std::min(in, begin + kDepth512);
-      for (std::int64_t p = first; p < last; p += 2) {
-        const std::int64_t pair = std::min<std::int64_t>(2, last - p), column = p * kPanel;
-        alignas(64) float bias32[2 * kPanel] = {};
-        __mmask16 masks[2] = {0, 0};
-        for (std::int64_t j = 0; j < pair; ++j) {
-          const std::int64_t columns = std::min(kPanel, out - column - j * kPanel);
-          masks[j] = static_cast<__mmask16>((1u << columns) - 1u);
-          if (bias != nullptr) {
-            std::memcpy(bias32 + j * kPanel, bias + column + j * kPanel, sizeof(float) * static_cast<std::size_t>(columns));
-          }
+    for (std::int64_t p = first; p < last; p += 2) {
+      const std::int64_t pair = std::min<std::int64_t>(2, last - p), column = p * kPanel;
+      alignas(64) float bias32[2 * kPanel] = {};
+      __mmask16 masks[2] = {0, 0};
+      for (std::int64_t j = 0; j < pair; ++j) {
+        const std::int64_t columns = std::min(kPanel, out - column - j * kPanel);
+        masks[j] = static_cast<__mmask16>((1u << columns) - 1u);
+        if (bias != nullptr) {
+          std::memcpy(bias32 + j * kPanel, bias + column + j * kPanel, sizeof(float) * static_cast<std::size_t>(columns));
         }
-        const float* panel = panels + p * in * kPanel;
-        float* yc = y + column;
+      }
+      const float* panel = panels + p * in * kPanel;
+      float* yc = y + column;
+      for (std::int64_t begin = 0; begin < in; begin += kDepth512) {
+        const std::int64_t end = std::min(in, begin + kDepth512);
         if (pair == 2) {
           tile_column_avx512<2>(x, in, chunk, chunk_end, begin, end, panel, bias32, masks, yc, out);
         } else {
