@@ -113,22 +113,23 @@ NMT_AVX2_INLINE void tile_avx2(const float* x, std::int64_t in, std::int64_t beg
   }
 }
 
-// Panels [first, last) for all rows: a chunk of rows at a time, and within it a block of k at a
-// time, so that a panel's block (256 x 16 floats) stays in L1 however wide the input (the
-// readout's 1024 made whole panels of 64 KB stream from L2 for every tile).
+// Panels [first, last) for all rows: a chunk of rows at a time, and within a panel a block of k
+// at a time, so that a panel's block (256 x 16 floats) stays in L1 however wide the input (the
+// readout's 1024 made whole panels of 64 KB stream from L2 for every tile), while the chunk's
+// 192 x 16 outputs, continued from block to block, stay in L2.
 NMT_AVX2 void panels_avx2(const float* x, std::int64_t rows, const PackedWeight& w, const float* bias,
                           std::int64_t first, std::int64_t last, float* y) {
   const std::int64_t in = w.in, out = w.out;
   const float* panels = w.data.data_ptr<float>();
   for (std::int64_t chunk = 0; chunk < rows; chunk += kChunkRows) {
     const std::int64_t chunk_end = std::min(rows, chunk + kChunkRows);
-    for (std::int64_t begin = 0; begin < in; begin += kDepth) {
-      const std::int64_t end = std::min(in, begin + kDepth);
-      for (std::int64_t p = first; p < last; ++p) {
-        const float* panel = panels + p * in * kPanel;
-        const std::int64_t column = p * kPanel, columns = std::min(kPanel, out - column);
-        alignas(32) float bias16[kPanel] = {};
-        if (bias != nullptr) std::memcpy(bias16, bias + column, sizeof(float) * static_cast<std::size_t>(columns));
+    for (std::int64_t p = first; p < last; ++p) {
+      const float* panel = panels + p * in * kPanel;
+      const std::int64_t column = p * kPanel, columns = std::min(kPanel, out - column);
+      alignas(32) float bias16[kPanel] = {};
+      if (bias != nullptr) std::memcpy(bias16, bias + column, sizeof(float) * static_cast<std::size_t>(columns));
+      for (std::int64_t begin = 0; begin < in; begin += kDepth) {
+        const std::int64_t end = std::min(in, begin + kDepth);
         std::int64_t r = chunk;
         for (; r + kTileRows <= chunk_end; r += kTileRows) {
           tile_avx2<kTileRows>(x + r * in, in, begin, end, panel, bias16, columns, y + r * out + column, out);
