@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "nmt/core/decimal_number.h"
 #include "nmt/core/error.h"
 
 #include "nmt/kernels/kernels.h"
@@ -20,7 +21,7 @@ CpuFeatures capped_cpu_features(CpuFeatures detected, const char* ceiling) {
   } else if (name == "portable") {
     detected.avx512f = detected.avx2_fma = false;
   } else if (!name.empty() && name != "avx512") {
-    throw ConfigError("NMT_CPU_CAPABILITY: '" + name + "' is not one of avx512, avx2, portable");
+    throw ConfigError("NMT_CPU_CAPABILITY: " + quoted_excerpt(name) + " is not one of avx512, avx2, portable");
   }
   return detected;
 }

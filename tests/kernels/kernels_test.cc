@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
 namespace nmt {
@@ -354,6 +355,13 @@ TEST(CpuCapability, CapsTheDetectedFeaturesAndRefusesUnknownNames) {
     ADD_FAILURE() << "an unknown capability was accepted";
   } catch (const ConfigError& e) {
     EXPECT_STREQ(e.what(), "NMT_CPU_CAPABILITY: 'AVX2' is not one of avx512, avx2, portable");
+  }
+  try {  // one short line whatever the value holds
+    capped_cpu_features(all, (std::string("avx2\n") + std::string(100, 'x')).c_str());
+    ADD_FAILURE() << "an unknown capability was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    EXPECT_LT(std::string(e.what()).size(), 160u) << e.what();
   }
 }
 
