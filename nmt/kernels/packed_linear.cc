@@ -219,9 +219,9 @@ NMT_AVX512_INLINE void tile_column_avx512(const float* x, std::int64_t in, std::
   }
 }
 
-// Two panels per tile (a lone last panel takes a tile of its own), and unlike panels_avx2 the
-// depth blocks inside the pair: a chunk's 192 x 32 outputs (24 KB) stay in L2 between blocks,
-// where looping the blocks outside the panels sent the whole [rows, out] output through memory
+// panels_avx2's loops with two panels per tile (a lone last panel takes a tile of its own): the
+// depth blocks run inside each pair, so a chunk's 192 x 32 outputs (24 KB) stay in L2 between
+// blocks; looping the blocks outside the panels sent the whole [rows, out] output through memory
 // once per block (the output layer: 6.4 MB per 400 rows, twice).
 NMT_AVX512 void panels_avx512(const float* x, std::int64_t rows, const PackedWeight& w, const float* bias,
                               std::int64_t first, std::int64_t last, float* y) {
