@@ -128,10 +128,10 @@ float fast_sigmoid(float x);
 // one fused multiply-add chain in k order, then the bias: the same bits for a row whatever else is
 // in the batch, on every CPU (fma is correctly rounded everywhere). The float kernel keeps W packed
 // in panels of 16 columns and computes 12 rows x 2 panels at a time in AVX-512 registers, or 6 rows
-// x 16 columns in AVX2 registers; without AVX2 + FMA a portable loop computes the same chains. PackedLinear packs a weight once (the
-// inference model holds one per product it runs): faster than OpenBLAS at the row counts of search
-// (docs/benchmarks.md), with no per-call packing of the 8000 x 256 output matrix; stable_linear()
-// packs per call. Training (autograd) and other devices use at::linear.
+// x 16 columns in AVX2 registers; without AVX2 + FMA a portable loop computes the same chains.
+// PackedLinear packs a weight once (the inference model holds one per product it runs): faster
+// than OpenBLAS at the row counts of search (docs/benchmarks.md), with no per-call packing of the
+// 8000 x 256 output matrix; stable_linear() packs per call. Training (autograd) and other devices use at::linear.
 
 /// A copy of `tensor` on `device`, detached from autograd: what the inference model holds (later
 /// changes to the original never reach it).

@@ -151,7 +151,7 @@ NMT_AVX2 void panels_avx2(const float* x, std::int64_t rows, const PackedWeight&
 
 // The same chains with AVX-512: a panel's 16 columns are one register, and a tile is kRows rows
 // x kPanels neighbouring panels (kRows x kPanels accumulators), so that every weight load and
-// every broadcast of x feeds more fmas than AVX2's 6 x 2 tile can. Each output is still
+// every broadcast of x feeds more fmas than AVX2's tile of 6 rows x 2 registers can. Each output is still
 // fma(x[r, k], W[n, k], ...) over k in order, continued through y between depth blocks, plus the
 // bias (or + 0) at the end: the same bits as tile_avx2 and chain_rows. Columns past `out` in the
 // last panel are masked off (the packed weights are zero there).
@@ -237,7 +237,8 @@ NMT_AVX512 void panels_avx512(const float* x, std::int64_t rows, const PackedWei
         const std::int64_t columns = std::min(kPanel, out - column - j * kPanel);
         masks[j] = static_cast<__mmask16>((1u << columns) - 1u);
         if (bias != nullptr) {
-          std::memcpy(bias32 + j * kPanel, bias + column + j * kPanel, sizeof(float) * static_cast<std::size_t>(columns));
+          std::memcpy(bias32 + j * kPanel, bias + column + j * kPanel,
+                      sizeof(float) * static_cast<std::size_t>(columns));
         }
       }
       const float* panel = panels + p * in * kPanel;
