@@ -10,6 +10,8 @@
 #include "tests/test_util.h"
 
 namespace nmt {
+// Its own namespace: a unity build compiles this file together with others (docs/architecture.md).
+namespace chrf_test {
 namespace {
 
 using Lines = std::vector<std::string>;
@@ -274,4 +276,5 @@ TEST(Chrf, RejectsInvalidOptionsAndInput) {
 }
 
 }  // namespace
+}  // namespace chrf_test
 }  // namespace nmt

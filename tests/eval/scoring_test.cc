@@ -10,6 +10,8 @@
 #include "tests/test_util.h"
 
 namespace nmt {
+// Its own namespace: a unity build compiles this file together with others (docs/architecture.md).
+namespace scoring_test {
 namespace {
 
 // mjpost/sacrebleu README.md, "Using SacreBLEU from Python" (two reference streams).
@@ -155,4 +157,5 @@ TEST(Scoring, OptionsAreValidated) {
 }
 
 }  // namespace
+}  // namespace scoring_test
 }  // namespace nmt

@@ -24,6 +24,8 @@
 #include "tests/test_util.h"
 
 namespace nmt {
+// Its own namespace: a unity build compiles this file together with others (docs/architecture.md).
+namespace shortlist_test {
 namespace {
 
 using Tokens = std::vector<int>;
@@ -362,4 +364,5 @@ TEST(ShortlistDecoder, RefusesAShortlistOfAnotherVocabulary) {
 }
 
 }  // namespace
+}  // namespace shortlist_test
 }  // namespace nmt

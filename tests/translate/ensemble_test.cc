@@ -17,6 +17,8 @@
 #include "tests/test_util.h"
 
 namespace nmt {
+// Its own namespace: a unity build compiles this file together with others (docs/architecture.md).
+namespace ensemble_test {
 namespace {
 
 const std::vector<std::string> kSentences = {
@@ -200,4 +202,5 @@ TEST(Ensemble, RefusesMembersWithOtherTargetVocabularies) {
 }
 
 }  // namespace
+}  // namespace ensemble_test
 }  // namespace nmt
