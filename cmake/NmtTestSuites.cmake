@@ -8,9 +8,9 @@
 # Like gtest_discover_tests, the suites are listed after every link (`--gtest_list_tests`, a
 # POST_BUILD step) into a file that ctest includes, so a new suite needs no CMake change. An entry
 # whose tests all skipped (GTEST_SKIP: no GPU, no python3-torch) is reported as skipped: gtest's
-# summary then counts as many skipped tests as the suite has; a suite with some tests skipped
-# passes, and its output names them. COST is the suite's test count,
-# so that without recorded timings (a fresh clone) ctest starts the large suites first.
+# summary then counts as many skipped tests as the suite has, so a failure is never taken for a
+# skip. A suite with some tests skipped passes, and its output names them. COST is the suite's
+# test count, so that without recorded timings (a fresh clone) ctest starts the large suites first.
 
 set(_nmt_list_suites_script "${CMAKE_CURRENT_LIST_DIR}/NmtListTestSuites.cmake")
 
