@@ -1,4 +1,4 @@
-# Run as `cmake -Dprogram=... -Doutput=... -Dlabels=a,b -Dtimeout=N -Dworking_directory=... -P` after
+# Run as `cmake -Dprogram=... -Doutput=... -Dlabels=a,b [-Dtimeout=N] -Dworking_directory=... -P` after
 # a test program links (NmtTestSuites.cmake): writes OUTPUT, the ctest entries of its suites.
 execute_process(COMMAND "${program}" --gtest_list_tests
                 OUTPUT_VARIABLE listing ERROR_VARIABLE errors RESULT_VARIABLE status TIMEOUT 60)
@@ -28,11 +28,15 @@ if(NOT suites)
 endif()
 
 string(REPLACE "," ";" labels "${labels}")
+set(timeout_property "")
+if(timeout)
+  set(timeout_property "TIMEOUT ${timeout} ")
+endif()
 set(script "# Generated from `${program} --gtest_list_tests` (cmake/NmtListTestSuites.cmake).\n")
 foreach(suite IN LISTS suites)
   string(APPEND script
     "add_test([==[${suite}]==] [==[${program}]==] [==[--gtest_filter=${suite}.*]==])\n"
-    "set_tests_properties([==[${suite}]==] PROPERTIES LABELS [==[${labels}]==] TIMEOUT ${timeout} "
+    "set_tests_properties([==[${suite}]==] PROPERTIES LABELS [==[${labels}]==] ${timeout_property}"
     "COST ${count_${suite}} WORKING_DIRECTORY [==[${working_directory}]==] "
     "SKIP_REGULAR_EXPRESSION [==[\\[  SKIPPED \\] ${count_${suite}} tests?, listed below]==])\n")
 endforeach()

@@ -15,10 +15,8 @@
 set(_nmt_list_suites_script "${CMAKE_CURRENT_LIST_DIR}/NmtListTestSuites.cmake")
 
 function(nmt_discover_test_suites target)
+  # No TIMEOUT: none is set (a property would override `ctest --timeout`, which check-cuda.sh uses).
   cmake_parse_arguments(arg "" "TIMEOUT" "LABELS" ${ARGN})
-  if(NOT arg_TIMEOUT)
-    set(arg_TIMEOUT 1500)  # ctest's default
-  endif()
   set(tests_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_suites.cmake")
   string(REPLACE ";" "," labels "${arg_LABELS}")  # a list would split the -D argument
   add_custom_command(TARGET ${target} POST_BUILD
