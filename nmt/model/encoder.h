@@ -42,7 +42,9 @@ bool flatten_gru_direction_for_cudnn(const GruWeights& w);
 
 /// The bidirectional walk over a padded batch (see encoder.cc) with each direction's GRU run by
 /// `run`: embedded [batch, src_len, E], lengths [batch] int64 (every one >= 1). Dropout with
-/// probability `dropout` (when training) on the input of every layer after the first.
+/// probability `dropout` (when training) on the input of every layer after the first. `embedded`
+/// is only handed to run's first layer (reversed per row for the backward direction), so it may
+/// be any per-position values that layer reads: InferenceEncoder passes piece ids [batch, src_len, 1].
 EncoderOutput encode_bidirectional(const at::Tensor& embedded, const at::Tensor& lengths, std::int64_t layers,
                                    double dropout, bool training, const DirectionRunner& run);
 

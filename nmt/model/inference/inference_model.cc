@@ -8,7 +8,9 @@
 
 namespace nmt {
 
-InferenceEncoder::InferenceEncoder(const EncoderImpl& encoder, const c10::Device& device) {
+InferenceEncoder::InferenceEncoder(const EncoderImpl& encoder, const at::Tensor& source_embedding,
+                                   const c10::Device& device) {
+  at::NoGradGuard no_grad;
   for (const auto& layer : encoder.layers()) {
     std::array<Direction, 2> directions;
     for (std::size_t d = 0; d < 2; ++d) {
@@ -26,13 +28,30 @@ InferenceEncoder::InferenceEncoder(const EncoderImpl& encoder, const c10::Device
     }
     layers_.push_back(std::move(directions));
   }
+  embedding_ = snapshot(source_embedding, device);
+  const Direction& forward = layers_.front()[0];
+  const Direction& backward = layers_.front()[1];
+  if (!forward.cudnn.weight_ih.defined() && inference_kernels_apply(embedding_, forward.input.weight())) {
+    first_gates_ = {forward.input(embedding_), backward.input(embedding_)};
+    embedding_ = at::Tensor();  // the tables hold all the encoder reads of it
+  }
 }
 
-EncoderOutput InferenceEncoder::operator()(const at::Tensor& embedded, const at::Tensor& lengths) const {
+EncoderOutput InferenceEncoder::operator()(const at::Tensor& source, const at::Tensor& lengths) const {
+  // With the tables the walk's first input is the piece ids, [batch, src_len, 1] (it reverses them
+  // for the backward direction as it would the embeddings), and each direction gathers its gates.
+  const bool tables = first_gates_[0].defined();
+  const at::Tensor first_input = tables ? source.unsqueeze(2) : at::embedding(embedding_, source);
   return encode_bidirectional(
-      embedded, lengths, static_cast<std::int64_t>(layers_.size()), /*dropout=*/0.0, /*training=*/false,
+      first_input, lengths, static_cast<std::int64_t>(layers_.size()), /*dropout=*/0.0, /*training=*/false,
       [&](std::int64_t layer, bool reverse, const at::Tensor& input) {
         const Direction& d = layers_[static_cast<std::size_t>(layer)][reverse ? 1 : 0];
+        if (layer == 0 && tables) {
+          const at::Tensor gates = at::embedding(first_gates_[reverse ? 1 : 0], input.squeeze(2));  // [batch, src_len, 3H]
+          return run_gru_direction(
+              gates, GruWeights{d.input.weight(), d.hidden.weight(), {}, {}}, /*training=*/false,
+              [](const at::Tensor& g) { return g; }, [&](const at::Tensor& h) { return d.hidden(h); });
+        }
         const GruWeights w = d.cudnn.weight_ih.defined()
                                  ? d.cudnn
                                  : GruWeights{d.input.weight(), d.hidden.weight(), d.input.bias(), d.hidden.bias()};
@@ -43,9 +62,8 @@ EncoderOutput InferenceEncoder::operator()(const at::Tensor& embedded, const at:
 }
 
 InferenceModel::InferenceModel(const Seq2SeqImpl& model, const c10::Device& device)
-    : config_(model.config()), device_(device), encoder_(*model.encoder(), device) {
+    : config_(model.config()), device_(device), encoder_(*model.encoder(), model.source_embedding()->weight, device) {
   at::NoGradGuard no_grad;  // the slices and concatenations below are copied, not trained
-  source_embedding_ = snapshot(model.source_embedding()->weight, device);
   decoder_ = std::make_unique<const InferenceDecoder>(*model.decoder(), config_,
                                                      snapshot(model.target_embedding()->weight, device), device);
   output_ = PackedLinear(model.output()->weight(), model.output()->bias(), device);
@@ -55,7 +73,7 @@ DecoderStatePtr InferenceModel::encode(const at::Tensor& source, const at::Tenso
   TORCH_CHECK(source.dim() == 2, "encode: source must be [batch, src_len]");
   const at::Tensor lengths = source_lengths.to(at::kCPU).to(at::kLong);
   const at::Tensor mask = source_mask(source.size(1), lengths).to(source.device());
-  const EncoderOutput encoded = encoder_(at::embedding(source_embedding_, source), lengths);
+  const EncoderOutput encoded = encoder_(source, lengths);
   return decoder_->initial_state(encoded, mask);
 }
 

@@ -23,9 +23,11 @@ namespace nmt {
 /// The bidirectional encoder with its products packed (encoder.h gives the walk).
 class InferenceEncoder {
  public:
-  InferenceEncoder(const EncoderImpl& encoder, const c10::Device& device);
-  /// embedded [batch, src_len, E], lengths [batch] int64 -> memory and final states as EncoderImpl::forward.
-  EncoderOutput operator()(const at::Tensor& embedded, const at::Tensor& lengths) const;
+  /// source_embedding [V_src, E]: the rows the encoder reads.
+  InferenceEncoder(const EncoderImpl& encoder, const at::Tensor& source_embedding, const c10::Device& device);
+  /// source [batch, src_len] int64 piece ids, lengths [batch] int64 -> memory and final states as
+  /// EncoderImpl::forward of their embeddings.
+  EncoderOutput operator()(const at::Tensor& source, const at::Tensor& lengths) const;
 
  private:
   struct Direction {
@@ -34,6 +36,11 @@ class InferenceEncoder {
     GruWeights cudnn;     // on CUDA: copies of the four in one cuDNN buffer, what at::gru reads; else empty
   };
   std::vector<std::array<Direction, 2>> layers_;  // [layer][0 forward, 1 backward]
+  at::Tensor embedding_;                          // [V_src, E] snapshot, read where there is no table
+  // Where the inference kernels apply (the CPU): the first layer's input gates of every source
+  // piece, [V_src, 3H] per direction (W_ih x̂_v + b_ih), so that encoding gathers rows instead of
+  // running that product per position. The same bits: the product is row-invariant. Else empty.
+  std::array<at::Tensor, 2> first_gates_;
 };
 
 class InferenceModel final : public IncrementalDecoder {
@@ -60,7 +67,6 @@ class InferenceModel final : public IncrementalDecoder {
 
   ModelConfig config_;
   c10::Device device_;
-  at::Tensor source_embedding_;  // [V_src, E]
   InferenceEncoder encoder_;
   std::unique_ptr<const InferenceDecoder> decoder_;
   PackedLinear output_;  // W_out [V_tgt, R], b_out
