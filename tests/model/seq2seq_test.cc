@@ -129,7 +129,10 @@ TEST_P(EveryArchitecture, InferenceModelMatchesTeacherForcingAndIsASnapshot) {
   StepOutput before = third_step(*inference);
   expect_forced(before, "initial parameters");
 
-  std::vector<std::string> read = {"target_embedding.weight", "decoder.rnn.weight_ih_l0", "decoder.rnn.bias_ih_l0"};
+  // The tables read these (the encoder's first layer too: InferenceEncoder's gates of every piece).
+  std::vector<std::string> read = {"target_embedding.weight",          "decoder.rnn.weight_ih_l0",
+                                   "decoder.rnn.bias_ih_l0",           "source_embedding.weight",
+                                   "encoder.rnn.weight_ih_l0_reverse", "encoder.rnn.bias_ih_l0"};
   if (c.decoder_style == DecoderStyle::bahdanau) {
     read.insert(read.end(), {"decoder.readout.weight", "decoder.readout.bias"});  // the readout's e term
   }
@@ -143,6 +146,29 @@ TEST_P(EveryArchitecture, InferenceModelMatchesTeacherForcingAndIsASnapshot) {
     expect_forced(updated, name);
     before = updated;
   }
+}
+
+// The inference encoder gathers its first layer's input gates from a table of every source piece
+// (inference_model.h): the trainable encoder's bits without autograd, since the product is
+// row-invariant, whatever the rows around a sentence.
+TEST_P(EveryArchitecture, InferenceEncoderGivesTheTrainableEncodersBits) {
+  const ModelConfig c = config();
+  at::manual_seed(3);
+  Seq2Seq model(c);
+  model->eval();
+  const Batch batch = test::varied_batch(c);
+  c10::NoGradGuard no_grad;
+  const EncoderOutput trained =
+      model->encoder().ptr()->forward(at::embedding(model->source_embedding()->weight, batch.source), batch.source_lengths);
+  const auto inference = model->for_inference(kCpu);
+  const DecoderStatePtr batched = inference->encode(batch.source, batch.source_lengths);
+  const at::Tensor& memory = as_inference_state(*batched).memory;
+  EXPECT_TRUE(at::equal(memory, trained.memory));
+  // One sentence alone: its rows of the batch's memory, bit for bit.
+  const std::int64_t length = batch.source_lengths[1].item<std::int64_t>();
+  const DecoderStatePtr alone =
+      inference->encode(batch.source.slice(0, 1, 2).slice(1, 0, length), batch.source_lengths.slice(0, 1, 2));
+  EXPECT_TRUE(at::equal(as_inference_state(*alone).memory[0], memory[1].slice(0, 0, length)));
 }
 
 // The inference step with a tied output layer (R = E, not D) and rows that beam search reordered
