@@ -139,7 +139,7 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
   // Workers need batches to share: when the budget gives fewer than four per worker, smaller
   // batches (outputs do not depend on the batch, only speed does; not below 1000 x beam tokens).
   // Two per worker left one core idle for much of the last batch: greedy search of the test books
-  // (four batches for two workers) ran 13-15 % faster with nine (docs/benchmarks.md).
+  // (four batches for two workers) ran about 15 % faster with nine (docs/benchmarks.md).
   constexpr std::size_t kBatchesPerWorker = 4;
   const std::size_t wanted_workers = worker_count();
   std::int64_t budget = options_.max_tokens;
