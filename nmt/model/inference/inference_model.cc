@@ -46,11 +46,9 @@ EncoderOutput InferenceEncoder::operator()(const at::Tensor& source, const at::T
       first_input, lengths, static_cast<std::int64_t>(layers_.size()), /*dropout=*/0.0, /*training=*/false,
       [&](std::int64_t layer, bool reverse, const at::Tensor& input) {
         const Direction& d = layers_[static_cast<std::size_t>(layer)][reverse ? 1 : 0];
-        if (layer == 0 && tables) {
+        if (layer == 0 && tables) {  // the tables exist only where the kernels apply: the cell directly
           const at::Tensor gates = at::embedding(first_gates_[reverse ? 1 : 0], input.squeeze(2));  // [batch, src_len, 3H]
-          return run_gru_direction(
-              gates, GruWeights{d.input.weight(), d.hidden.weight(), {}, {}}, /*training=*/false,
-              [](const at::Tensor& g) { return g; }, [&](const at::Tensor& h) { return d.hidden(h); });
+          return gru_states(gates, [&](const at::Tensor& h) { return d.hidden(h); });
         }
         const GruWeights w = d.cudnn.weight_ih.defined()
                                  ? d.cudnn
