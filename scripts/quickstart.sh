@@ -6,9 +6,9 @@
 #
 # The step budget, not a clock, ends training: the same model comes out however busy the machine
 # (training is deterministic), for a given LibTorch and the matrix kernels OpenBLAS picks for the
-# CPU (OPENBLAS_CORETYPE=Haswell makes an AVX-512 Xeon train the AMD EPYC's model; README). Steps whose outputs already exist are skipped; an interrupted
-# training run (Ctrl-C saves a checkpoint) continues where it stopped. Delete data/bible and
-# runs/quickstart to start over.
+# CPU (OPENBLAS_CORETYPE=Haswell makes an AVX-512 Xeon train the AMD EPYC's model; README). Steps
+# whose outputs already exist are skipped; an interrupted training run (Ctrl-C saves a checkpoint)
+# continues where it stopped. Delete data/bible and runs/quickstart to start over.
 #
 # Usage: scripts/quickstart.sh [--data-dir DIR] [--steps N]   (defaults: data/bible, 1500)
 set -euo pipefail
