@@ -69,5 +69,11 @@ int main(int argc, char** argv) {
   nmt::app::add_number_option(app, "--max-connection-wait", l.max_connection_wait_s,
                               "Seconds a connection may wait for an HTTP thread; longer: 503 (busy)")
       ->capture_default_str();
+  nmt::app::add_number_option(app, "--header-timeout", l.header_timeout_s,
+                              "Seconds a request's line and headers may take from their first byte; longer: 408")
+      ->capture_default_str();
+  nmt::app::add_number_option(app, "--body-timeout", l.body_timeout_s,
+                              "Seconds a request's body may take from the end of its headers; longer: 408")
+      ->capture_default_str();
   return nmt::app::run(app, argc, argv, [&] { nmt::run_server(o); });
 }

@@ -20,6 +20,9 @@ void ServeLimits::validate() const {
                  "in [0, max-beam - 1]", std::to_string(max_alternatives));
   require_option(std::isfinite(request_timeout_s) && request_timeout_s > 0 && request_timeout_s <= 86400,
                  "request-timeout", "in (0, 86400] seconds", std::to_string(request_timeout_s));
+  for (const auto& [name, value] : {std::pair{"header-timeout", header_timeout_s}, {"body-timeout", body_timeout_s}}) {
+    require_option(std::isfinite(value) && value > 0 && value <= 3600, name, "in (0, 3600] seconds", std::to_string(value));
+  }
   require_option(std::isfinite(max_connection_wait_s) && max_connection_wait_s > 0 && max_connection_wait_s <= 3600,
                  "max-connection-wait", "in (0, 3600] seconds", std::to_string(max_connection_wait_s));
 }

@@ -24,6 +24,8 @@ struct ServeLimits {
   std::int64_t max_alternatives = 5;     // LibreTranslate alternatives; native n_best is at most this + 1
   double request_timeout_s = 60;         // from accept to answer
   double max_connection_wait_s = 5;      // a connection that waited longer for an HTTP thread: 503
+  double header_timeout_s = 10;          // a request's line and headers, from their first byte: else 408
+  double body_timeout_s = 10;            // its body, from the headers' end: else 408
   void validate() const;                 // ConfigError naming the option
 };
 
@@ -35,7 +37,7 @@ struct ServeOptions {
   int threads = 1;                        // CPU intra-op threads per search worker
   std::string host = "127.0.0.1";
   int port = 5000;                        // LibreTranslate's; 0: any free port (logged)
-  int http_threads = 64;                  // connections served at once (each waits for its sentences)
+  int http_threads = 512;                 // connections served at once (a thread each, started as needed)
   std::string api_keys_file;              // set: requests need one of its keys (403 otherwise)
   /// ISO 639 codes for LibreTranslate's API; empty: the extensions of the training data's files
   /// (data/bible/train.es -> "es") when they look like one, else "src" / "tgt".

@@ -69,6 +69,11 @@ void ServerMetrics::count_sentences(std::size_t sentences) {
   sentences_ += sentences;
 }
 
+void ServerMetrics::count_cut_off(const std::string& part) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  ++cut_offs_[part];
+}
+
 void ServerMetrics::count_batch(std::size_t sentences, double seconds) {
   const std::lock_guard<std::mutex> lock(mutex_);
   batch_sentences_.observe(static_cast<double>(sentences));
@@ -90,6 +95,13 @@ std::string ServerMetrics::prometheus(std::size_t queued, std::size_t workers) c
   }
   for (const auto& [code, count] : errors) {
     out += "nmt_serve_errors_total{code=\"" + std::to_string(code) + "\"} " + std::to_string(count) + "\n";
+  }
+  header(out, "nmt_serve_cut_offs_total", "counter",
+         "Requests cut off (408) because their headers or body arrived too slowly, by part.");
+  for (const char* part : {"header", "body"}) {
+    const auto it = cut_offs_.find(part);
+    out += std::string("nmt_serve_cut_offs_total{part=\"") + part + "\"} " +
+           std::to_string(it == cut_offs_.end() ? 0 : it->second) + "\n";
   }
   header(out, "nmt_serve_sentences_total", "counter", "Sentences requested for translation (after splitting).");
   out += "nmt_serve_sentences_total " + std::to_string(sentences_) + "\n";

@@ -36,6 +36,8 @@ class ServerMetrics {
   void count_request(const std::string& route, int status, double seconds);
   /// Sentences a request asked to translate (after splitting).
   void count_sentences(std::size_t sentences);
+  /// A request cut off for being late: `part` is "header" or "body" (--header-timeout, --body-timeout).
+  void count_cut_off(const std::string& part);
   /// One batch a search worker translated.
   void count_batch(std::size_t sentences, double seconds);
   /// The exposition text; `queued`: sentences waiting now, `workers`: search workers.
@@ -44,6 +46,7 @@ class ServerMetrics {
  private:
   mutable std::mutex mutex_;
   std::map<std::pair<std::string, int>, std::uint64_t> requests_;  // (route, status) -> count
+  std::map<std::string, std::uint64_t> cut_offs_;  // part -> count
   std::uint64_t sentences_ = 0;
   Histogram latency_, batch_sentences_, batch_seconds_;
 };

@@ -24,6 +24,7 @@
 #include "nmt/data/utf8.h"
 #include "nmt/serve/connection_pool.h"
 #include "nmt/serve/connection_watch.h"
+#include "nmt/serve/http_server.h"
 #include "nmt/serve/serve_api.h"
 #include "nmt/serve/server_metrics.h"
 #include "nmt/translate/loaded_models.h"
@@ -140,7 +141,7 @@ struct TranslationServer::State {
   ServerMetrics metrics;
   std::unique_ptr<TranslationQueue> queue;
   std::set<std::string> key_digests;
-  httplib::Server http;
+  HttpServer http;
   int port = -1;
   std::mutex run_mutex;          // guards the two flags below
   bool stop_requested = false;   // stop() came: serve() must not start listening
@@ -258,6 +259,7 @@ void TranslationServer::State::add_routes() {
     set_error(res, 500, message);
   });
   http.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
+    if (HttpServer::serving_a_cut_off_request()) return;  // logged and counted as a cut-off
     const double seconds =
         request_arrived ? std::chrono::duration<double>(std::chrono::steady_clock::now() - request_arrival).count() : 0;
     request_arrived = false;
@@ -393,6 +395,16 @@ TranslationServer::TranslationServer(ServeOptions options) : state_(std::make_un
   s.http.new_task_queue = [threads = s.options.http_threads] {
     return new ConnectionPool(static_cast<std::size_t>(threads));
   };
+  ConnectionTimeouts timeouts;
+  timeouts.header_s = s.options.limits.header_timeout_s;
+  timeouts.body_s = s.options.limits.body_timeout_s;
+  s.http.set_connection_timeouts(timeouts);
+  s.http.set_cut_off_handler([this](RequestPart part, const std::string& client) {
+    const char* name = part == RequestPart::body ? "body" : "header";
+    log().warn("{} cut off (408): its request's {} did not arrive within --{}-timeout", client,
+               part == RequestPart::body ? "body" : "line and headers", name);
+    state_->metrics.count_cut_off(name);
+  });
   s.add_routes();
   // Answers go out at once: without TCP_NODELAY, Nagle's algorithm and the client's delayed ACK
   // held most answers on a kept-alive connection ~40 ms (measured with scripts/bench_serve.sh).
