@@ -66,8 +66,10 @@ bool says_close(std::string head) {
 
 }  // namespace
 
-ClientConnection::ClientConnection(int fd, const ConnectionTimeouts& timeouts, std::function<bool()> stopping)
-    : fd_(fd), timeouts_(timeouts), stopping_(std::move(stopping)), started_(Clock::now()), phase_started_(started_),
+ClientConnection::ClientConnection(int fd, const ConnectionTimeouts& timeouts, Clock::time_point accepted,
+                                   std::function<bool()> stopping)
+    : fd_(fd), timeouts_(timeouts), stopping_(std::move(stopping)), started_(Clock::now()), arrival_(accepted),
+      phase_started_(started_),
       buffer_(kBufferBytes) {}
 
 ClientConnection::~ClientConnection() { close_now(); }
@@ -183,7 +185,7 @@ bool ClientConnection::wait_for_request(bool first) {
     if (ready <= 0) return false;
   }
   phase_ = Phase::header;
-  phase_started_ = Clock::now();
+  phase_started_ = arrival_ = Clock::now();
   return begin_ < end_ || fill();
 }
 
@@ -192,6 +194,18 @@ void ClientConnection::begin_body(std::uint64_t content_length, bool length_unkn
   phase_started_ = Clock::now();
   body_expected_ = content_length;
   body_length_unknown_ = length_unknown;
+}
+
+bool ClientConnection::client_gone() const {
+  if (fd_ < 0) return true;
+  pollfd p{fd_, POLLIN | POLLRDHUP, 0};
+  if (poll(&p, 1, 0) <= 0) return false;
+  if (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) return true;
+  if (p.revents & POLLIN) {  // data (a pipelined request) or the end of the stream
+    char byte = 0;
+    return recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+  }
+  return false;
 }
 
 bool ClientConnection::reusable() const {

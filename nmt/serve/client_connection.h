@@ -39,9 +39,10 @@ class ClientConnection : public httplib::Stream {
  public:
   using Clock = std::chrono::steady_clock;
 
-  /// Takes over `fd` (closed by the destructor, or by a close_*()). `stopping()` true: the server
-  /// is stopping; a request not begun by then is not waited for.
-  ClientConnection(int fd, const ConnectionTimeouts& timeouts, std::function<bool()> stopping);
+  /// Takes over `fd` (closed by the destructor, or by a close_*()), accepted at `accepted`.
+  /// `stopping()` true: the server is stopping; a request not begun by then is not waited for.
+  ClientConnection(int fd, const ConnectionTimeouts& timeouts, Clock::time_point accepted,
+                   std::function<bool()> stopping);
   ~ClientConnection() override;
   ClientConnection(const ClientConnection&) = delete;
   ClientConnection& operator=(const ClientConnection&) = delete;
@@ -65,6 +66,13 @@ class ClientConnection : public httplib::Stream {
   /// After the answer: whether the connection can carry another request (the body was read
   /// whole, and the answer did not say "Connection: close").
   bool reusable() const;
+  /// When the current request arrived: its connection's accept for the first (the wait for a
+  /// thread is the client's too), its first byte for a later one.
+  Clock::time_point request_arrival() const { return arrival_; }
+  /// True once the client has closed its side or the connection broke (a request waiting for its
+  /// translation then leaves the queue). Data the client sent meanwhile (a pipelined request) is
+  /// not an end. Any thread may ask while the connection's thread waits for the answer.
+  bool client_gone() const;
   /// The part of the last request that was late, or none.
   RequestPart cut_off() const { return cut_off_; }
   /// Tells a cut-off client 408 (best effort: a client that does not read gets nothing).
@@ -84,7 +92,7 @@ class ClientConnection : public httplib::Stream {
   int fd_;
   ConnectionTimeouts timeouts_;
   std::function<bool()> stopping_;
-  Clock::time_point started_;
+  Clock::time_point started_, arrival_;
   Phase phase_ = Phase::idle;
   Clock::time_point phase_started_;
   RequestPart cut_off_ = RequestPart::none;

@@ -4,6 +4,11 @@
 #include <string>
 #include <utility>
 
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "nmt/serve/connection_pool.h"
+
 namespace nmt {
 
 namespace {
@@ -26,9 +31,25 @@ thread_local const ClientConnection* serving = nullptr;
 
 bool HttpServer::serving_a_cut_off_request() { return serving && serving->cut_off() != RequestPart::none; }
 
+RequestClock HttpServer::current_request_clock() {
+  return RequestClock(serving ? serving->request_arrival() : RequestClock::Clock::now());
+}
+
+const ClientConnection* HttpServer::current_connection() { return serving; }
+
+void HttpServer::stop_listening() {
+  // What cpp-httplib's stop() does once its loop runs; its loop checks svr_sock_ before each accept.
+  const socket_t sock = svr_sock_.exchange(INVALID_SOCKET);
+  if (sock == INVALID_SOCKET) return;
+  ::shutdown(sock, SHUT_RDWR);
+  ::close(sock);
+}
+
 // As cpp-httplib's own loop: up to keep_alive_max_count_ requests, while the server runs.
 bool HttpServer::process_and_close_socket(socket_t sock) {
-  ClientConnection connection(sock, timeouts_, [this] { return svr_sock_ == INVALID_SOCKET; });
+  const auto accepted = take_connection_accepted_at();  // the pool's stamp
+  ClientConnection connection(sock, timeouts_, accepted.value_or(std::chrono::steady_clock::now()),
+                              [this] { return svr_sock_ == INVALID_SOCKET; });
   serving = &connection;
   struct Unset {
     ~Unset() { serving = nullptr; }

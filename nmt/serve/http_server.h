@@ -7,6 +7,7 @@
 
 #include <httplib.h>
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <utility>
@@ -14,6 +15,22 @@
 #include "nmt/serve/client_connection.h"
 
 namespace nmt {
+
+/// A request's clock: from its arrival (ClientConnection::request_arrival) to now, and to its
+/// time limit.
+class RequestClock {
+ public:
+  using Clock = std::chrono::steady_clock;
+  explicit RequestClock(Clock::time_point arrival) : arrival_(arrival) {}
+  Clock::time_point arrival() const { return arrival_; }
+  double elapsed_s() const { return std::chrono::duration<double>(Clock::now() - arrival_).count(); }
+  Clock::time_point deadline(double limit_s) const {
+    return arrival_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit_s));
+  }
+
+ private:
+  Clock::time_point arrival_;
+};
 
 class HttpServer : public httplib::Server {
  public:
@@ -27,6 +44,15 @@ class HttpServer : public httplib::Server {
   /// has reported it already. (cpp-httplib hands its logger no connection: the connection serving
   /// on a thread is known to that thread only, for the life of process_and_close_socket.)
   static bool serving_a_cut_off_request();
+  /// From a handler or the logger: the clock of the request being served on the calling thread
+  /// (from now, off a connection's thread).
+  static RequestClock current_request_clock();
+  /// From a handler: the connection it answers on (valid until the handler returns), or null off a
+  /// connection's thread.
+  static const ClientConnection* current_connection();
+  /// Stops listening, also before listen_after_bind() has begun (cpp-httplib's stop() does nothing
+  /// until its loop runs): listen_after_bind() then returns at once. Connections in hand finish.
+  void stop_listening();
 
  private:
   // cpp-httplib's hook for a connection's whole life (a private virtual in 0.11 and 0.18).

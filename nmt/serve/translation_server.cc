@@ -8,7 +8,6 @@
 #include <atomic>
 #include <cstdio>
 #include <csignal>
-#include <mutex>
 #include <regex>
 #include <set>
 #include <thread>
@@ -18,12 +17,11 @@
 #include "nmt/core/device.h"
 #include "nmt/core/file_io.h"
 #include "nmt/core/log.h"
-#include "nmt/core/sha256.h"
 #include "nmt/core/signal_guard.h"
 #include "nmt/core/version.h"
 #include "nmt/data/utf8.h"
+#include "nmt/serve/api_keys.h"
 #include "nmt/serve/connection_pool.h"
-#include "nmt/serve/connection_watch.h"
 #include "nmt/serve/http_server.h"
 #include "nmt/serve/serve_api.h"
 #include "nmt/serve/server_metrics.h"
@@ -39,8 +37,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::size_t kMaxKeysFileBytes = 1 << 20;
-
 // The language of a training file from its extension ("data/bible/train.es" -> "es"), or "".
 std::string language_of_training_file(const std::string& training_config, const std::string& key) {
   const std::regex line("(^|\\n)\\s*" + key + "\\s*=\\s*\"[^\"\\n]*\\.([a-z]{2,3})\"");
@@ -51,39 +47,6 @@ std::string language_of_training_file(const std::string& training_config, const 
 std::string base_name(const std::string& path) {
   const std::size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-// The SHA-256 digests of the keys in `path`: one key a line; blank lines and lines starting with #
-// are skipped, spaces around a key are not part of it. Looking up digests keeps a comparison's time
-// independent of how much of a guess was right.
-std::set<std::string> read_api_keys(const std::string& path) {
-  std::string text;
-  try {
-    text = read_file(path);
-  } catch (const IoError& e) {
-    throw IoError(std::string("api-keys: ") + e.what());
-  }
-  if (text.size() > kMaxKeysFileBytes) throw ConfigError("api-keys: " + path + " is larger than 1 MiB");
-  std::set<std::string> digests;
-  std::size_t start = 0, line = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    ++line;
-    std::string key = text.substr(start, end - start);
-    start = end + 1;
-    const auto first = key.find_first_not_of(" \t\r");
-    if (first == std::string::npos || key[first] == '#') continue;
-    key = key.substr(first, key.find_last_not_of(" \t\r") - first + 1);
-    for (const char c : key) {
-      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-        throw ConfigError("api-keys: " + path + " line " + std::to_string(line) + ": a key contains a control character");
-      }
-    }
-    digests.insert(sha256_hex(key));
-  }
-  if (digests.empty()) throw ConfigError("api-keys: " + path + " has no keys (one key a line; # starts a comment)");
-  return digests;
 }
 
 void set_json(httplib::Response& res, int status, const json& body) {
@@ -101,11 +64,6 @@ std::string route_of(const std::string& path) {
                                                 "/languages", "/translate", "/v1/translate", "/v1/model"};
   return routes.count(path) ? path : "other";
 }
-
-// Set by the pre-routing handler, read by the handler and the logger (all on the connection's
-// thread). A request refused before routing (a malformed request line) has no arrival: 0 s.
-thread_local std::chrono::steady_clock::time_point request_arrival;
-thread_local bool request_arrived = false;
 
 // Deeper JSON is refused while parsing: nlohmann's serializer and copies recurse once per level,
 // and a 200 KB body of nested arrays would overflow a thread's stack.
@@ -131,54 +89,197 @@ json parse_json_body(const std::string& body, const std::string& what) {
   }
 }
 
+// A form body (urlencoded or multipart) as the JSON object LibreTranslate's API reads: each field a
+// string, a field given twice a list (q=a&q=b), uploaded files by their content.
+json form_as_json(const httplib::Request& req) {
+  json body = json::object();
+  const auto add = [&body](const std::string& key, const std::string& value) {
+    if (!body.contains(key)) {
+      body[key] = value;
+      return;
+    }
+    if (!body[key].is_array()) body[key] = json::array({body[key]});
+    body[key].push_back(value);
+  };
+  for (const auto& [key, value] : req.params) add(key, value);
+  for (const auto& [key, file] : req.files) add(key, file.content);
+  return body;
+}
+
 }  // namespace
 
 struct TranslationServer::State {
+  using Request = httplib::Request;
+  using Response = httplib::Response;
+
   ServeOptions options;
   c10::Device device{c10::kCPU};
   LoadedEnsemble loaded;
   ModelInfo model;
   ServerMetrics metrics;
   std::unique_ptr<TranslationQueue> queue;
-  std::set<std::string> key_digests;
+  ApiKeys keys;
   HttpServer http;
   int port = -1;
-  std::mutex run_mutex;          // guards the two flags below
-  bool stop_requested = false;   // stop() came: serve() must not start listening
-  bool listening = false;        // serve() is in (or about to enter) cpp-httplib's loop
 
-  bool key_allowed(const httplib::Request& req, const json* body) const;
-  void add_routes();
-  void answer(const httplib::Request& req, httplib::Response& res,
-              const std::function<json(ApiContext&)>& translate);
   ModelInfo describe_model() const;
+  void add_routes();
+
+  // The steps every request passes, in order: admission before its body is read, the route's
+  // handler (or CORS preflight, or an error's body), any origin allowed, the access log.
+  httplib::Server::HandlerResponse admit(const Request& req, Response& res) const;
+  static void answer_preflight(const Request& req, Response& res);
+  static void describe_error(const Request& req, Response& res);
+  static void describe_exception(const Request& req, Response& res, std::exception_ptr error);
+  static void allow_any_origin(const Request& req, Response& res);
+  void log_request(const Request& req, const Response& res);
+
+  // One handler per route.
+  static void serve_page(const Request& req, Response& res);
+  static void serve_health(const Request& req, Response& res);
+  void serve_model(const Request& req, Response& res) const;
+  void serve_languages(const Request& req, Response& res) const;
+  void serve_metrics(const Request& req, Response& res) const;
+  static void refuse_get(const Request& req, Response& res);
+  void translate_native_route(const Request& req, Response& res);
+  void translate_libretranslate_route(const Request& req, Response& res);
+
+  // A translation request's common part: its context (deadline, the client's presence), the API
+  // call, errors as answers, the sentence count.
+  void answer(const Request& req, Response& res, const std::function<json(ApiContext&)>& translate);
 };
 
-bool TranslationServer::State::key_allowed(const httplib::Request& req, const json* body) const {
-  if (key_digests.empty()) return true;
-  std::string key;
-  const std::string authorization = req.get_header_value("Authorization");
-  if (authorization.rfind("Bearer ", 0) == 0) {
-    key = authorization.substr(7);
-  } else if (req.has_header("X-API-Key")) {
-    key = req.get_header_value("X-API-Key");
-  } else if (body && body->is_object() && body->contains("api_key") && (*body)["api_key"].is_string()) {
-    key = (*body)["api_key"].get<std::string>();
+// Before the body is read: a connection that waited too long for a thread is 503, and a body that
+// is not announced by its length (chunked, or until the connection closes) or announced too large
+// is refused unread, and the connection closed.
+httplib::Server::HandlerResponse TranslationServer::State::admit(const Request& req, Response& res) const {
+  const auto refuse = [&res](int status, const std::string& message) {
+    set_error(res, status, message);
+    res.set_header("Connection", "close");
+    return httplib::Server::HandlerResponse::Handled;
+  };
+  const double waited = HttpServer::current_request_clock().elapsed_s();
+  if (waited > options.limits.max_connection_wait_s) {
+    char text[160];
+    std::snprintf(text, sizeof text, "the server is busy: this connection waited %.1f s for one of the %d HTTP threads; "
+                  "try again shortly", waited, options.http_threads);
+    return refuse(503, text);
   }
-  return !key.empty() && key_digests.count(sha256_hex(key)) > 0;
+  if (req.method != "POST" && req.method != "PUT" && req.method != "PATCH") {
+    return httplib::Server::HandlerResponse::Unhandled;
+  }
+  if (req.has_header("Transfer-Encoding")) {
+    return refuse(411, "send the body with a Content-Length (chunked bodies are not accepted)");
+  }
+  if (!req.has_header("Content-Length")) return refuse(411, "a " + req.method + " needs a Content-Length");
+  const std::string length = req.get_header_value("Content-Length");
+  const bool digits = !length.empty() && length.size() <= 18 && length.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits || std::stoull(length) > options.limits.max_body_bytes) {
+    return refuse(413, "the request body is larger than " + std::to_string(options.limits.max_body_bytes) +
+                           " bytes (--max-body-bytes)");
+  }
+  return httplib::Server::HandlerResponse::Unhandled;
 }
 
-void TranslationServer::State::answer(const httplib::Request& req, httplib::Response& res,
-                                      const std::function<json(ApiContext&)>& translate) {
+// LibreTranslate answers every origin (flask-cors defaults); so do we, preflight included.
+void TranslationServer::State::allow_any_origin(const Request&, Response& res) {
+  res.set_header("Access-Control-Allow-Origin", "*");
+}
+
+void TranslationServer::State::answer_preflight(const Request& req, Response& res) {
+  res.status = 204;
+  res.set_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
+  const std::string asked = req.get_header_value("Access-Control-Request-Headers");
+  res.set_header("Access-Control-Allow-Headers", asked.empty() ? "Content-Type, Authorization, X-API-Key" : asked);
+  res.set_header("Access-Control-Max-Age", "86400");
+}
+
+void TranslationServer::State::describe_error(const Request& req, Response& res) {
+  if (!res.body.empty()) return;
+  if (res.status == 404) {
+    set_error(res, 404, "not found: " + req.method + " " + req.path);
+  } else if (res.status == 413) {  // cpp-httplib's own limit: 8 KiB for urlencoded forms
+    set_error(res, 413, "the request body is too large (a form body may hold 8 KiB: send larger texts as JSON)");
+  } else {
+    set_error(res, res.status, "HTTP status " + std::to_string(res.status));
+  }
+}
+
+void TranslationServer::State::describe_exception(const Request& req, Response& res, std::exception_ptr error) {
+  std::string message = "internal error";
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    message = first_line(e);
+  } catch (...) {
+  }
+  log().error("{} {}: {}", req.method, req.path, message);
+  set_error(res, 500, message);
+}
+
+void TranslationServer::State::log_request(const Request& req, const Response& res) {
+  if (HttpServer::serving_a_cut_off_request()) return;  // logged and counted as a cut-off
+  const double seconds = HttpServer::current_request_clock().elapsed_s();
+  metrics.count_request(route_of(req.path), res.status, seconds);
+  // The path is the client's: control characters shown escaped, so no line of the log is forged.
+  log().info("{}:{} \"{} {}\" {} {} {:.1f} ms", req.remote_addr, req.remote_port, shown_text(req.method, 16),
+             shown_text(req.path, 200), res.status, res.body.size(), seconds * 1000);
+}
+
+void TranslationServer::State::serve_page(const Request&, Response& res) {
+  const std::string_view html = serve_page::embedded_file("index.html");
+  res.set_content(std::string(html), "text/html; charset=utf-8");
+}
+
+void TranslationServer::State::serve_health(const Request&, Response& res) { set_json(res, 200, {{"status", "ok"}}); }
+
+void TranslationServer::State::serve_model(const Request&, Response& res) const { set_json(res, 200, model.description); }
+
+void TranslationServer::State::serve_languages(const Request&, Response& res) const {
+  set_json(res, 200, libretranslate_languages(model));
+}
+
+void TranslationServer::State::serve_metrics(const Request&, Response& res) const {
+  res.set_content(metrics.prometheus(queue->queued_sentences(), queue->worker_count()),
+                  "text/plain; version=0.0.4; charset=utf-8");
+}
+
+void TranslationServer::State::refuse_get(const Request& req, Response& res) {
+  set_error(res, 405, req.method + " " + req.path + ": use POST");
+  res.set_header("Allow", "POST, OPTIONS");
+}
+
+void TranslationServer::State::translate_native_route(const Request& req, Response& res) {
+  if (!keys.allow(req, nullptr)) return set_error(res, 403, "Invalid API key");
+  answer(req, res, [&](ApiContext& context) {
+    return translate_native(parse_json_body(req.body, "request body"), context);
+  });
+}
+
+void TranslationServer::State::translate_libretranslate_route(const Request& req, Response& res) {
+  json body;
+  if (req.get_header_value("Content-Type").rfind("application/json", 0) == 0) {
+    try {
+      body = parse_json_body(req.body, "Invalid request: the body");
+    } catch (const HttpError& e) {
+      return set_error(res, e.status(), e.what());
+    }
+  } else {
+    body = form_as_json(req);
+  }
+  if (!keys.allow(req, &body)) return set_error(res, 403, "Invalid API key");
+  answer(req, res, [&](ApiContext& context) { return translate_libretranslate(body, context); });
+}
+
+void TranslationServer::State::answer(const Request&, Response& res, const std::function<json(ApiContext&)>& translate) {
   ApiContext context{*queue,
                      options,
                      model,
                      loaded.members.front().source_tokenizer,
-                     request_arrival + std::chrono::microseconds(
-                                           static_cast<std::int64_t>(options.limits.request_timeout_s * 1e6)),
+                     HttpServer::current_request_clock().deadline(options.limits.request_timeout_s),
                      nullptr};
-  ConnectionWatch watch(req.remote_addr, req.remote_port, req.local_port);
-  context.client_gone = [&watch] { return watch.client_gone(); };
+  const ClientConnection* connection = HttpServer::current_connection();
+  context.client_gone = [connection] { return connection && connection->client_gone(); };
   try {
     set_json(res, 200, translate(context));
   } catch (const HttpError& e) {
@@ -191,141 +292,22 @@ void TranslationServer::State::answer(const httplib::Request& req, httplib::Resp
 
 void TranslationServer::State::add_routes() {
   http.set_payload_max_length(options.limits.max_body_bytes);
-  // Before the body is read: a body that is not announced by its length (chunked, or until the
-  // connection closes) or announced too large is refused unread, and the connection closed.
-  http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    // A connection's first request counts from accept: the wait for a free thread is the client's too.
-    const auto now = std::chrono::steady_clock::now();
-    const auto accepted = take_connection_accepted_at();
-    request_arrival = accepted ? *accepted : now;
-    request_arrived = true;
-    const auto refuse = [&res](int status, const std::string& message) {
-      set_error(res, status, message);
-      res.set_header("Connection", "close");
-      return httplib::Server::HandlerResponse::Handled;
-    };
-    const double waited = std::chrono::duration<double>(now - request_arrival).count();
-    if (waited > options.limits.max_connection_wait_s) {
-      char text[160];
-      std::snprintf(text, sizeof text, "the server is busy: this connection waited %.1f s for one of the %d HTTP threads; "
-                    "try again shortly", waited, options.http_threads);
-      return refuse(503, text);
-    }
-    if (req.method != "POST" && req.method != "PUT" && req.method != "PATCH") {
-      return httplib::Server::HandlerResponse::Unhandled;
-    }
-    if (req.has_header("Transfer-Encoding")) {
-      return refuse(411, "send the body with a Content-Length (chunked bodies are not accepted)");
-    }
-    if (!req.has_header("Content-Length")) return refuse(411, "a " + req.method + " needs a Content-Length");
-    const std::string length = req.get_header_value("Content-Length");
-    const bool digits = !length.empty() && length.size() <= 18 && length.find_first_not_of("0123456789") == std::string::npos;
-    if (!digits || std::stoull(length) > options.limits.max_body_bytes) {
-      return refuse(413, "the request body is larger than " + std::to_string(options.limits.max_body_bytes) +
-                             " bytes (--max-body-bytes)");
-    }
-    return httplib::Server::HandlerResponse::Unhandled;
-  });
-  // LibreTranslate answers every origin (flask-cors defaults); so do we, preflight included.
-  http.set_post_routing_handler([](const httplib::Request&, httplib::Response& res) {
-    res.set_header("Access-Control-Allow-Origin", "*");
-  });
-  http.Options(".*", [](const httplib::Request& req, httplib::Response& res) {
-    res.status = 204;
-    res.set_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
-    const std::string asked = req.get_header_value("Access-Control-Request-Headers");
-    res.set_header("Access-Control-Allow-Headers", asked.empty() ? "Content-Type, Authorization, X-API-Key" : asked);
-    res.set_header("Access-Control-Max-Age", "86400");
-  });
-  http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-    if (!res.body.empty()) return;
-    if (res.status == 404) {
-      set_error(res, 404, "not found: " + req.method + " " + req.path);
-    } else if (res.status == 413) {  // cpp-httplib's own limit: 8 KiB for urlencoded forms
-      set_error(res, 413, "the request body is too large (a form body may hold 8 KiB: send larger texts as JSON)");
-    } else {
-      set_error(res, res.status, "HTTP status " + std::to_string(res.status));
-    }
-  });
-  http.set_exception_handler([](const httplib::Request& req, httplib::Response& res, std::exception_ptr error) {
-    std::string message = "internal error";
-    try {
-      std::rethrow_exception(error);
-    } catch (const std::exception& e) {
-      message = first_line(e);
-    } catch (...) {
-    }
-    log().error("{} {}: {}", req.method, req.path, message);
-    set_error(res, 500, message);
-  });
-  http.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
-    if (HttpServer::serving_a_cut_off_request()) return;  // logged and counted as a cut-off
-    const double seconds =
-        request_arrived ? std::chrono::duration<double>(std::chrono::steady_clock::now() - request_arrival).count() : 0;
-    request_arrived = false;
-    metrics.count_request(route_of(req.path), res.status, seconds);
-    // The path is the client's: control characters shown escaped, so no line of the log is forged.
-    log().info("{}:{} \"{} {}\" {} {} {:.1f} ms", req.remote_addr, req.remote_port, shown_text(req.method, 16),
-               shown_text(req.path, 200), res.status, res.body.size(), seconds * 1000);
-  });
-
-  const auto page = [](const httplib::Request&, httplib::Response& res) {
-    const std::string_view html = serve_page::embedded_file("index.html");
-    res.set_content(std::string(html), "text/html; charset=utf-8");
-  };
-  http.Get("/", page);
-  http.Get("/index.html", page);
-  http.Get("/health", [](const httplib::Request&, httplib::Response& res) { set_json(res, 200, {{"status", "ok"}}); });
-  http.Get("/v1/model", [this](const httplib::Request&, httplib::Response& res) { set_json(res, 200, model.description); });
-  http.Get("/languages", [this](const httplib::Request&, httplib::Response& res) {
-    set_json(res, 200, libretranslate_languages(model));
-  });
-  http.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(metrics.prometheus(queue->queued_sentences(), queue->worker_count()),
-                    "text/plain; version=0.0.4; charset=utf-8");
-  });
-  for (const char* route : {"/translate", "/v1/translate"}) {
-    http.Get(route, [](const httplib::Request& req, httplib::Response& res) {
-      set_error(res, 405, req.method + " " + req.path + ": use POST");
-      res.set_header("Allow", "POST, OPTIONS");
-    });
-  }
-  http.Post("/v1/translate", [this](const httplib::Request& req, httplib::Response& res) {
-    if (!key_allowed(req, nullptr)) return set_error(res, 403, "Invalid API key");
-    answer(req, res, [&](ApiContext& context) {
-      return translate_native(parse_json_body(req.body, "request body"), context);
-    });
-  });
-  http.Post("/translate", [this](const httplib::Request& req, httplib::Response& res) {
-    json body = json::object();
-    const std::string type = req.get_header_value("Content-Type");
-    if (type.rfind("application/json", 0) == 0) {
-      try {
-        body = parse_json_body(req.body, "Invalid request: the body");
-      } catch (const HttpError& e) {
-        return set_error(res, e.status(), e.what());
-      }
-    } else {  // a form (urlencoded or multipart); a key given twice is a list (q=a&q=b)
-      for (const auto& [key, value] : req.params) {
-        if (!body.contains(key)) {
-          body[key] = value;
-        } else {
-          if (!body[key].is_array()) body[key] = json::array({body[key]});
-          body[key].push_back(value);
-        }
-      }
-      for (const auto& [key, file] : req.files) {
-        if (!body.contains(key)) {
-          body[key] = file.content;
-        } else {
-          if (!body[key].is_array()) body[key] = json::array({body[key]});
-          body[key].push_back(file.content);
-        }
-      }
-    }
-    if (!key_allowed(req, &body)) return set_error(res, 403, "Invalid API key");
-    answer(req, res, [&](ApiContext& context) { return translate_libretranslate(body, context); });
-  });
+  http.set_pre_routing_handler([this](const Request& req, Response& res) { return admit(req, res); });
+  http.set_post_routing_handler(allow_any_origin);
+  http.Options(".*", answer_preflight);
+  http.set_error_handler(describe_error);
+  http.set_exception_handler(describe_exception);
+  http.set_logger([this](const Request& req, const Response& res) { log_request(req, res); });
+  http.Get("/", serve_page);
+  http.Get("/index.html", serve_page);
+  http.Get("/health", serve_health);
+  http.Get("/v1/model", [this](const Request& req, Response& res) { serve_model(req, res); });
+  http.Get("/languages", [this](const Request& req, Response& res) { serve_languages(req, res); });
+  http.Get("/metrics", [this](const Request& req, Response& res) { serve_metrics(req, res); });
+  http.Get("/translate", refuse_get);
+  http.Get("/v1/translate", refuse_get);
+  http.Post("/v1/translate", [this](const Request& req, Response& res) { translate_native_route(req, res); });
+  http.Post("/translate", [this](const Request& req, Response& res) { translate_libretranslate_route(req, res); });
 }
 
 ModelInfo TranslationServer::State::describe_model() const {
@@ -381,7 +363,7 @@ TranslationServer::TranslationServer(ServeOptions options) : state_(std::make_un
   s.options = std::move(options);
   // A client that hangs up while we write must not end the server (cpp-httplib writes with flags 0).
   std::signal(SIGPIPE, SIG_IGN);
-  if (!s.options.api_keys_file.empty()) s.key_digests = read_api_keys(s.options.api_keys_file);
+  if (!s.options.api_keys_file.empty()) s.keys = ApiKeys::from_file(s.options.api_keys_file);
   keep_freed_memory();
   at::set_num_threads(s.options.threads);
   s.device = parse_device(s.options.device);
@@ -441,37 +423,11 @@ TranslationServer::~TranslationServer() {
 int TranslationServer::port() const { return state_->port; }
 
 void TranslationServer::serve() {
-  State& s = *state_;
-  {
-    const std::lock_guard<std::mutex> lock(s.run_mutex);
-    s.listening = !s.stop_requested;
-  }
-  if (s.listening) s.http.listen_after_bind();  // returns after stop(), once the handlers in flight are done
-  {
-    const std::lock_guard<std::mutex> lock(s.run_mutex);
-    s.listening = false;
-  }
-  s.queue->stop();
+  state_->http.listen_after_bind();  // returns after stop(), once the connections in hand are served
+  state_->queue->stop();
 }
 
-// cpp-httplib's stop() does nothing before its loop runs, so a stop() that comes while serve() is
-// starting waits for the loop (or for serve() to end) before asking it to end.
-void TranslationServer::stop() {
-  State& s = *state_;
-  {
-    const std::lock_guard<std::mutex> lock(s.run_mutex);
-    s.stop_requested = true;
-    if (!s.listening) return;
-  }
-  while (!s.http.is_running()) {
-    {
-      const std::lock_guard<std::mutex> lock(s.run_mutex);
-      if (!s.listening) return;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  s.http.stop();
-}
+void TranslationServer::stop() { state_->http.stop_listening(); }
 
 void run_server(const ServeOptions& options) {
   SignalGuard signals;
@@ -480,14 +436,13 @@ void run_server(const ServeOptions& options) {
              version(), options.host.find(':') == std::string::npos ? options.host : "[" + options.host + "]",
              server.port());
   std::atomic<bool> done{false};
-  // A stop() before serve() has started listening does nothing: keep asking until it ends.
+  // A signal handler may not stop the server itself: this thread looks for one every 50 ms.
   std::thread watcher([&] {
-    bool told = false;
     while (!done.load()) {
       if (const int signal = signals.received()) {
-        if (!told) log().info("signal {}: no new connections; answering the requests in flight", signal);
-        told = true;
+        log().info("signal {}: no new connections; answering the requests in flight", signal);
         server.stop();
+        return;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
