@@ -2,73 +2,27 @@
 
 // c10d's headers declare Gloo (and NCCL) process groups only when these are defined; LibTorch
 // itself was built with them (CMakeLists.txt defines them for this file alone).
-#include <torch/csrc/distributed/c10d/FileStore.hpp>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/cuda.h>
 #ifdef NMT_HAVE_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <filesystem>
-#include <future>
+#include <cstdlib>
 #include <memory>
-#include <set>
-#include <stdexcept>
-#include <thread>
 
 #include "nmt/core/decimal_number.h"
 #include "nmt/core/log.h"
+#include "nmt/dist/heartbeat.h"
+#include "nmt/dist/rendezvous.h"
 
 namespace nmt {
 namespace {
 
 using Milliseconds = std::chrono::milliseconds;
-
-// What a c10d error says, in one line of at most 300 characters.
-std::string reason_of(const std::exception& e) {
-  std::string text = nmt::first_line(e);
-  if (text.size() > 300) text = text.substr(0, 300) + "...";
-  return text;
-}
-
-// LibTorch 2.4+ serves the store with libuv by default; the classic server behaves the same in
-// every version we support, so ask for it where the option exists.
-template <class Options>
-auto use_classic_store_server(Options& options, int) -> decltype(options.useLibUV = false, void()) {
-  options.useLibUV = false;
-}
-template <class Options>
-void use_classic_store_server(Options&, long) {}
-
-bool agent_serves_store() {
-  // torchrun's agent already serves a store on MASTER_PORT and says so: rank 0 joins it as a client.
-  const char* flag = std::getenv("TORCHELASTIC_USE_AGENT_STORE");
-  return flag != nullptr && (std::string(flag) == "True" || std::string(flag) == "1");
-}
-
-// Another connection to the group's store, for the heartbeat and the roll call; it does not count
-// as a rank joining. A file store is opened again (no worker count: it never removes the file,
-// the supervisor does).
-c10::intrusive_ptr<c10d::Store> store_client(const RankInfo& place, Milliseconds timeout) {
-  if (!place.store_file.empty()) {
-    auto store = c10::make_intrusive<c10d::FileStore>(place.store_file, -1);
-    store->setTimeout(timeout);
-    return store;
-  }
-  c10d::TCPStoreOptions options;
-  options.port = static_cast<std::uint16_t>(place.master_port);
-  options.isServer = false;
-  options.waitWorkers = false;
-  options.timeout = timeout;
-  use_classic_store_server(options, 0);
-  return c10::make_intrusive<c10d::TCPStore>(place.master_addr, options);
-}
 
 bool is_loopback(const std::string& host) {
   return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
@@ -84,43 +38,6 @@ bool dist_backend_available(DistBackend backend) {
   return backend != DistBackend::nccl;
 #endif
 }
-
-// Every rank bumps a counter in the store twice a second from a thread of its own, so that a
-// failed collective can tell which ranks are gone or stopped (their counters stand still) from
-// ranks that are merely busy elsewhere (rank 0 validating).
-class Heartbeat {
- public:
-  Heartbeat(c10::intrusive_ptr<c10d::Store> store, std::string key) : store_(std::move(store)), key_(std::move(key)) {
-    store_->add(key_, 1);
-    thread_ = std::thread([this] { run(); });
-  }
-  ~Heartbeat() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-    }
-    wake_.notify_all();
-    thread_.join();
-  }
-
- private:
-  void run() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    while (!wake_.wait_for(lock, std::chrono::milliseconds(500), [this] { return stop_; })) {
-      try {
-        store_->add(key_, 1);
-      } catch (const std::exception&) {
-        return;  // the store is gone: so is the group
-      }
-    }
-  }
-  c10::intrusive_ptr<c10d::Store> store_;
-  std::string key_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stop_ = false;
-  std::thread thread_;
-};
 
 struct Communicator::Impl {
   RankInfo place;
@@ -172,18 +89,6 @@ void Communicator::PendingSum::finish() {
 
 Communicator::~Communicator() = default;
 
-StoreServerFailure classify_store_server_failure(const std::string& message) {
-  // c10d's TCPStore server, LibTorch 1.13 to 2.6: "... address already in use", "... failed to
-  // listen ...", and "... Timed out waiting ..." / "... timeout ..." when ranks are missing.
-  if (message.find("in use") != std::string::npos || message.find("listen") != std::string::npos) {
-    return StoreServerFailure::port_in_use;
-  }
-  if (message.find("imed out") != std::string::npos || message.find("imeout") != std::string::npos) {
-    return StoreServerFailure::ranks_missing;
-  }
-  return StoreServerFailure::other;
-}
-
 namespace {
 
 // The backend a rank uses: NCCL needs a GPU of its own per rank; ranks that share one talk
@@ -214,78 +119,6 @@ DistBackend choose_backend(const RankInfo& place, DistBackend backend, const c10
     throw DistError("dist.backend nccl needs a CUDA device, got device " + device.str() + "; use dist.backend gloo");
   }
   return backend;
-}
-
-// A one-machine group's rendezvous (nmt's supervisor): every rank opens the file store, writes
-// its key and waits for every other rank's (at most `timeout`); nothing listens on the network.
-c10::intrusive_ptr<c10d::Store> open_file_store(const RankInfo& place, Milliseconds timeout) {
-  const std::string who = "rank " + std::to_string(place.rank);
-  c10::intrusive_ptr<c10d::FileStore> store;
-  try {
-    // c10d's file store waits for a missing folder until its default timeout (300 s): not here.
-    const std::filesystem::path folder = std::filesystem::path(place.store_file).parent_path();
-    if (!std::filesystem::is_directory(folder.empty() ? "." : folder)) throw std::runtime_error("no such folder");
-    store = c10::make_intrusive<c10d::FileStore>(place.store_file, -1);
-  } catch (const std::exception& e) {
-    throw DistError(who + " cannot open the group's file store " + place.store_file + ": " + reason_of(e));
-  }
-  store->setTimeout(timeout);
-  std::vector<std::string> keys;
-  for (int r = 0; r < place.world_size; ++r) keys.push_back("nmt-join/" + std::to_string(r));
-  try {
-    store->set(keys[static_cast<std::size_t>(place.rank)], std::vector<std::uint8_t>{1});
-    store->wait(keys, timeout);
-  } catch (const std::exception& e) {
-    std::string missing;
-    int count = 0;
-    try {
-      for (int r = 0; r < place.world_size; ++r) {
-        if (store->check({keys[static_cast<std::size_t>(r)]})) continue;
-        missing += (missing.empty() ? "" : ", ") + std::to_string(r);
-        ++count;
-      }
-    } catch (const std::exception&) {
-    }
-    throw DistError(who + ": not every one of the " + std::to_string(place.world_size) + " ranks reached " +
-                    place.rendezvous() + " within " + std::to_string(timeout.count() / 1000) + " s" +
-                    (count == 0 ? ": " + reason_of(e)
-                                : (count == 1 ? " (rank " : " (ranks ") + missing + (count == 1 ? " is" : " are") +
-                                      " missing)"));
-  }
-  return store;
-}
-
-// The rendezvous: rank 0 serves the store (unless torchrun's agent does), the others connect; all
-// wait until every rank has come (at most `timeout`).
-c10::intrusive_ptr<c10d::Store> open_store(const RankInfo& place, Milliseconds timeout) {
-  if (!place.store_file.empty()) return open_file_store(place, timeout);
-  const std::string master = place.master_addr + ":" + std::to_string(place.master_port);
-  c10d::TCPStoreOptions options;
-  options.port = static_cast<std::uint16_t>(place.master_port);
-  options.isServer = place.rank == 0 && !agent_serves_store();
-  options.numWorkers = static_cast<std::size_t>(place.world_size);
-  options.waitWorkers = true;
-  options.timeout = timeout;
-  use_classic_store_server(options, 0);
-  try {
-    return c10::make_intrusive<c10d::TCPStore>(place.master_addr, options);
-  } catch (const std::exception& e) {
-    const std::string reason = reason_of(e);
-    const std::string seconds = std::to_string(timeout.count() / 1000);
-    if (!options.isServer) {
-      throw DistError("rank " + std::to_string(place.rank) + " cannot reach the master " + master + " within " +
-                      seconds + " s (check dist.master-addr and dist.master-port): " + reason);
-    }
-    switch (classify_store_server_failure(reason)) {
-      case StoreServerFailure::ranks_missing:
-        throw DistError("rank 0: not every one of the " + std::to_string(place.world_size) + " ranks reached " +
-                        master + " within " + seconds + " s: " + reason);
-      case StoreServerFailure::port_in_use:
-        throw DistError("rank 0 cannot serve the rendezvous on " + master + " (dist.master-port is in use?): " + reason);
-      default:
-        throw DistError("rank 0 cannot serve the rendezvous on " + master + ": " + reason);
-    }
-  }
 }
 
 }  // namespace
@@ -379,40 +212,7 @@ void Communicator::fail(const std::string& what, const std::string& reason) {
   throw DistError("rank " + std::to_string(rank_) + ": " + what + " failed (" + reason + "); " + roll_call());
 }
 
-std::string Communicator::roll_call() {
-  // Compares every rank's heartbeat counter over two seconds, through a connection of its own
-  // with a short timeout, in a thread with a hard deadline (a stopped rank 0 holds the store).
-  auto answer = std::make_shared<std::promise<std::string>>();
-  auto result = answer->get_future();
-  const RankInfo place = impl_->place;
-  const std::string prefix = impl_->key_prefix + "/beat/";
-  std::thread([answer, place, prefix] {
-    std::string text;
-    try {
-      auto store = store_client(place, Milliseconds(3000));
-      std::vector<std::int64_t> before(static_cast<std::size_t>(place.world_size));
-      for (int r = 0; r < place.world_size; ++r) before[static_cast<std::size_t>(r)] = store->add(prefix + std::to_string(r), 0);
-      std::this_thread::sleep_for(std::chrono::seconds(2));
-      std::string list;
-      int silent = 0;
-      for (int r = 0; r < place.world_size; ++r) {
-        if (r == place.rank || store->add(prefix + std::to_string(r), 0) != before[static_cast<std::size_t>(r)]) continue;
-        list += (list.empty() ? "" : ", ") + std::to_string(r);
-        ++silent;
-      }
-      text = silent == 0 ? "every other rank is still alive: one may be stuck, see its log"
-                         : (silent == 1 ? "rank " + list + " does" : "ranks " + list + " do") +
-                               " not answer (died, stopped or cut off)";
-    } catch (const std::exception&) {
-      text = "rank 0 does not answer (it holds the rendezvous store: died, stopped or cut off)";
-    }
-    answer->set_value(text);
-  }).detach();
-  if (result.wait_for(std::chrono::seconds(8)) != std::future_status::ready) {
-    return "rank 0 does not answer (it holds the rendezvous store: stopped or cut off)";
-  }
-  return result.get();
-}
+std::string Communicator::roll_call() { return nmt::roll_call(impl_->place, impl_->key_prefix + "/beat/"); }
 
 void Communicator::broadcast(std::vector<at::Tensor> tensors, int root, const std::string& what) {
   if (world_size_ == 1) return;

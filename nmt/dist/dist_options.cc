@@ -89,18 +89,12 @@ Environment process_environment() {
   return [](const char* name) { return static_cast<const char*>(std::getenv(name)); };
 }
 
-LaunchPlan plan_launch(const DistOptions& options, const Environment& environment) {
-  options.validate();
-  LaunchPlan plan;
-  RankInfo& r = plan.rank;
-  const int asked_world = options.nnodes * options.nproc_per_node;
+namespace {
 
-  // The rendezvous point: options first, then MASTER_ADDR / MASTER_PORT, then this machine. A
-  // variable that is set but blank is a mistake in a launch script: said at once, not after the
-  // whole rendezvous timeout.
-  bool launched = false;  // a launcher's variables name this process's rank
-  for (const VariableSet& set : kLaunchers) launched = launched || environment(set.rank) != nullptr;
-  const bool group = launched || options.nnodes > 1 || options.nproc_per_node > 1;
+// The rendezvous point into `r`: options first, then MASTER_ADDR / MASTER_PORT, then this machine.
+// A variable that is set but blank is a mistake in a launch script: said at once, not after the
+// whole rendezvous timeout. Returns whether a port was given (option or variable).
+bool read_rendezvous(const DistOptions& options, const Environment& environment, bool group, RankInfo& r) {
   struct Rendezvous {
     const char* variable;
     const char* what;
@@ -122,15 +116,19 @@ LaunchPlan plan_launch(const DistOptions& options, const Environment& environmen
     throw ConfigError("dist.master-addr (or MASTER_ADDR) must name rank 0's host when dist.nnodes is " +
                       std::to_string(options.nnodes));
   }
-  bool port_given = true;
   if (options.master_port != 0) {
     r.master_port = options.master_port;
   } else if (const char* port = environment("MASTER_PORT"); port != nullptr && *port != '\0') {
     r.master_port = parse_int(port, "MASTER_PORT", 1, 65535);
   } else {
-    port_given = false;
+    return false;
   }
+  return true;
+}
 
+// This process's rank from the first launcher whose variables are set (into `r`); false when none is.
+bool read_launcher_rank(const DistOptions& options, const Environment& environment, RankInfo& r) {
+  const int asked_world = options.nnodes * options.nproc_per_node;
   for (const VariableSet& set : kLaunchers) {
     const char* rank = environment(set.rank);
     const char* size = environment(set.size);
@@ -156,13 +154,27 @@ LaunchPlan plan_launch(const DistOptions& options, const Environment& environmen
       throw ConfigError("dist.nnodes x dist.nproc-per-node = " + std::to_string(asked_world) + " ranks, but " +
                         set.size + "=" + size + " (" + set.name + "): leave the options out under a launcher");
     }
-    return plan;
+    return true;
   }
+  return false;
+}
+
+}  // namespace
+
+LaunchPlan plan_launch(const DistOptions& options, const Environment& environment) {
+  options.validate();
+  LaunchPlan plan;
+  RankInfo& r = plan.rank;
+  bool launched = false;  // a launcher's variables name this process's rank
+  for (const VariableSet& set : kLaunchers) launched = launched || environment(set.rank) != nullptr;
+  const bool group = launched || options.nnodes > 1 || options.nproc_per_node > 1;
+  const bool port_given = read_rendezvous(options, environment, group, r);
+  if (read_launcher_rank(options, environment, r)) return plan;
   if (options.nproc_per_node > 1 || options.nnodes > 1) {
     plan.supervise = true;
     // One machine and no port asked for: the supervisor takes a free one (two runs side by side).
     if (!port_given && options.nnodes == 1) r.master_port = 0;
-    r.world_size = asked_world;
+    r.world_size = options.nnodes * options.nproc_per_node;
     r.local_world_size = options.nproc_per_node;
     r.rank = options.node_rank * options.nproc_per_node;
     r.source = "options";

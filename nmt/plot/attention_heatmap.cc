@@ -16,10 +16,8 @@
 namespace nmt::plot {
 namespace {
 
-constexpr double kMargin = 12;
 constexpr double kGap = 6;              // between labels and the grid
 constexpr double kLegendWidth = 10;     // the colour bar
-const Rgb kInk{0.15, 0.15, 0.15};
 const Rgb kGridLine{0.85, 0.85, 0.85};
 const Rgb kAlignment{0.902, 0.624, 0.000};  // orange: visible on white and on navy
 

@@ -29,6 +29,10 @@ struct Rgb {
 };
 void set_colour(cairo_t* cr, const Rgb& colour);
 
+/// Every picture's margin around its drawing and the colour of its text and axes.
+inline constexpr double kMargin = 12;
+inline constexpr Rgb kInk{0.15, 0.15, 0.15};
+
 /// The shade of an attention weight w in [0, 1]: white at 0 through light blue to dark navy at 1
 /// (a sequential scale that prints in grey as well).
 Rgb weight_shade(double w);

@@ -11,9 +11,7 @@
 namespace nmt::plot {
 namespace {
 
-constexpr double kMargin = 12;
 constexpr double kFont = 9;
-const Rgb kInk{0.15, 0.15, 0.15};
 const Rgb kGrid{0.90, 0.90, 0.90};
 
 struct Range {
