@@ -11,10 +11,11 @@ install(TARGETS nmt EXPORT nmtTargets
   LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT runtime NAMELINK_COMPONENT dev
   INCLUDES DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
 # Public headers: every header of the library but the internal logger (spdlog stays private), the
-# drawing helpers (cairo stays private) and nmt/dist's c10d internals (the store and the heartbeat).
+# drawing helpers (cairo stays private), nmt/dist's c10d internals (the store and the heartbeat)
+# and the Trainer's inside.
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/nmt/" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/nmt" COMPONENT dev
   FILES_MATCHING PATTERN "*.h" PATTERN "log.h" EXCLUDE PATTERN "draw.h" EXCLUDE
-  PATTERN "rendezvous.h" EXCLUDE PATTERN "heartbeat.h" EXCLUDE
+  PATTERN "rendezvous.h" EXCLUDE PATTERN "heartbeat.h" EXCLUDE PATTERN "trainer_impl.h" EXCLUDE
   PATTERN "serve" EXCLUDE)  # nmt-serve's library is the program's, not libnmt's (it names cpp-httplib, JSON)
 install(EXPORT nmtTargets NAMESPACE nmt:: DESTINATION "${NMT_INSTALL_CMAKEDIR}" COMPONENT dev)
 

@@ -8,6 +8,7 @@
 #include "nmt/core/error.h"
 #include "nmt/core/text_list.h"
 #include "nmt/core/log.h"
+#include "nmt/core/run_layout.h"
 #include "nmt/data/metrics_events.h"
 #include "nmt/plot/line_chart.h"
 
@@ -23,7 +24,7 @@ double tokens_of(const std::optional<std::int64_t>& tokens) {
 }  // namespace
 
 RunMetrics read_run_metrics(const std::string& run_dir, const std::string& label) {
-  const std::string path = (std::filesystem::path(run_dir) / "metrics.jsonl").string();
+  const std::string path = RunLayout(run_dir).metrics().string();
   std::error_code error;
   if (!std::filesystem::exists(path, error)) {
     throw IoError("cannot open " + path + " (is " + run_dir + " a run directory?)");

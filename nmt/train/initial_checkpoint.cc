@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "nmt/core/error.h"
+#include "nmt/core/run_layout.h"
 #include "nmt/data/tokenizer.h"
 #include "nmt/train/run_directory.h"
 
@@ -50,38 +51,48 @@ void check_subword_option(const std::string& key, const std::string& path, const
 
 std::string initial_checkpoint_path(const TrainConfig& config) {
   std::error_code ec;
-  if (config.resume && fs::exists(fs::path(config.run_dir) / "checkpoints" / "latest", ec)) {
-    return (fs::path(config.run_dir) / "checkpoints" / (RunDirectory::latest_stem_in(config.run_dir) + ".pt")).string();
+  if (config.resume && fs::exists(RunLayout(config.run_dir).latest(), ec)) {
+    return RunLayout(config.run_dir).checkpoint(RunDirectory::latest_stem_in(config.run_dir)).string();
   }
   return config.init_from;
 }
 
-void adopt_initial_checkpoint(TrainConfig& config, const std::vector<std::string>& explicitly_set) {
-  if (config.init_from.empty()) return;
+ModelConfig fine_tuning_model(ModelConfig checkpoint, double dropout) {
+  checkpoint.dropout = dropout;
+  return checkpoint;
+}
+
+std::shared_ptr<Checkpoint> adopt_initial_checkpoint(TrainConfig& config,
+                                                     const std::vector<std::string>& explicitly_set) {
+  if (config.init_from.empty()) return nullptr;
   const std::string path = initial_checkpoint_path(config);
-  const Checkpoint checkpoint = load_checkpoint(path);
+  auto checkpoint = std::make_shared<Checkpoint>(load_checkpoint(path));
   const auto given = [&](const std::string& key) {
     return std::find(explicitly_set.begin(), explicitly_set.end(), key) != explicitly_set.end();
   };
+  const ModelConfig& theirs = checkpoint->model->config();
   TrainConfig from_checkpoint = config;
-  from_checkpoint.model = checkpoint.model->config();
+  from_checkpoint.model = fine_tuning_model(theirs, config.model.dropout);
   // Compare every [model] option the user set with the checkpoint's, by the option table's keys.
-  std::vector<std::string> theirs;
+  std::vector<std::string> their_values;
   for_each_option(static_cast<const TrainConfig&>(from_checkpoint),
-                  [&](const OptionDoc&, const auto& field) { theirs.push_back(text_of(field)); });
+                  [&](const OptionDoc&, const auto& field) { their_values.push_back(text_of(field)); });
   std::size_t i = 0;
   for_each_option(static_cast<const TrainConfig&>(config), [&](const OptionDoc& doc, const auto& field) {
     const std::string key = doc.key;
-    const std::string mine = text_of(field), checkpoint_value = theirs[i++];
-    if (key.rfind("model.", 0) != 0 || key == "model.dropout" || !given(key) || mine == checkpoint_value) return;
+    const std::string mine = text_of(field), checkpoint_value = their_values[i++];
+    if (key.rfind("model.", 0) != 0 || !given(key) || mine == checkpoint_value) return;
     throw ConfigError(key + " = " + mine + " conflicts with init-from " + path + ", whose model has " +
                       checkpoint_value + " (a fine-tuning run keeps the architecture; leave " + key + " unset)");
   });
-  const double dropout = config.model.dropout;
-  config.model = checkpoint.model->config();
-  if (given("model.dropout")) config.model.dropout = dropout;
-  if (given("data.source-spm")) check_subword_option("data.source-spm", config.data.source_spm, checkpoint.source_tokenizer, path);
-  if (given("data.target-spm")) check_subword_option("data.target-spm", config.data.target_spm, checkpoint.target_tokenizer, path);
+  config.model = fine_tuning_model(theirs, given("model.dropout") ? config.model.dropout : theirs.dropout);
+  if (given("data.source-spm")) {
+    check_subword_option("data.source-spm", config.data.source_spm, checkpoint->source_tokenizer, path);
+  }
+  if (given("data.target-spm")) {
+    check_subword_option("data.target-spm", config.data.target_spm, checkpoint->target_tokenizer, path);
+  }
+  return checkpoint;
 }
 
 }  // namespace nmt

@@ -4,11 +4,10 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
-#include <regex>
 
 #include "nmt/core/error.h"
+#include "nmt/core/run_layout.h"
 #include "nmt/data/metrics_events.h"
-#include "nmt/train/run_directory.h"
 
 namespace nmt {
 namespace fs = std::filesystem;
@@ -30,17 +29,16 @@ std::vector<std::int64_t> best_steps(const std::vector<std::pair<std::int64_t, d
 std::vector<std::string> choose_run_checkpoints(const std::string& run_dir, RunCheckpointChoice choice,
                                                 std::int64_t count, ValidationMetric metric) {
   if (count < 1) throw ConfigError("the number of checkpoints to choose must be >= 1, got " + std::to_string(count));
-  const fs::path checkpoints = fs::path(run_dir) / "checkpoints";
+  const RunLayout layout(run_dir);
+  const fs::path checkpoints = layout.checkpoints();
   std::error_code ec;
   if (!fs::is_directory(checkpoints, ec)) {
     throw IoError("run directory " + run_dir + " has no checkpoints/ directory (not a run directory of nmt-train)");
   }
-  static const std::regex pattern(R"(step-(\d{8,})\.pt)");
   std::vector<std::int64_t> steps;  // ascending
   for (fs::directory_iterator it(checkpoints, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    std::smatch match;
-    if (std::regex_match(name, match, pattern) && it->is_regular_file()) steps.push_back(std::stoll(match[1].str()));
+    const auto step = RunLayout::step_of(it->path().filename().string(), ".pt");
+    if (step && it->is_regular_file()) steps.push_back(*step);
   }
   if (ec) throw IoError("cannot list " + checkpoints.string() + ": " + ec.message());
   std::sort(steps.begin(), steps.end());
@@ -50,7 +48,7 @@ std::vector<std::string> choose_run_checkpoints(const std::string& run_dir, RunC
   if (choice == RunCheckpointChoice::last) {
     chosen.assign(steps.end() - std::min<std::ptrdiff_t>(count, static_cast<std::ptrdiff_t>(steps.size())), steps.end());
   } else {
-    const std::string metrics = (fs::path(run_dir) / "metrics.jsonl").string();
+    const std::string metrics = layout.metrics().string();
     std::vector<std::pair<std::int64_t, double>> validations;  // of the steps whose files exist
     for (const ValidEvent& v : read_metrics_events(metrics).valid) {
       if (std::binary_search(steps.begin(), steps.end(), v.step)) {
@@ -66,7 +64,7 @@ std::vector<std::string> choose_run_checkpoints(const std::string& run_dir, RunC
                       std::to_string(count) + " (checkpoint.keep-last and checkpoint.keep-best decide which a run keeps)");
   }
   std::vector<std::string> paths;
-  for (const std::int64_t step : chosen) paths.push_back(RunDirectory::checkpoint_path(run_dir, step));
+  for (const std::int64_t step : chosen) paths.push_back(layout.checkpoint(step).string());
   return paths;
 }
 

@@ -1,8 +1,7 @@
 // A training run's directory (docs/training.md, "Run directory"): one run per directory, held by a
 // lock; its step checkpoints named by step (checkpoints/step-00000500.pt and .state), `latest`
-// naming the newest complete pair, and keep-last removing only the run's own older steps.
-//   RUN_DIR/config.toml, train.log, metrics.jsonl, best.pt, attention/step-N/, train.lock
-//   RUN_DIR/checkpoints/step-N.pt, step-N.state, latest
+// naming the newest complete pair, and keep-last removing only the run's own older steps. The
+// names of its files are RunLayout's (nmt/core/run_layout.h).
 #pragma once
 
 #include <cstdint>
@@ -13,11 +12,9 @@
 #include <vector>
 
 #include "nmt/core/lock_file.h"
+#include "nmt/core/run_layout.h"
 
 namespace nmt {
-
-/// "step-00000500": the stem of step 500's checkpoint and training state.
-std::string step_stem(std::int64_t step);
 
 class RunDirectory {
  public:
@@ -28,14 +25,8 @@ class RunDirectory {
   RunDirectory(const std::string& path, bool resuming);
   ~RunDirectory();
 
-  const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path checkpoints() const { return path_ / "checkpoints"; }
-  /// checkpoints/step-N.pt and .state of `run_dir` (also for ranks that do not hold the directory).
-  static std::string checkpoint_path(const std::string& run_dir, std::int64_t step);
-  std::string checkpoint_path(std::int64_t step) const;
-  std::string state_path(std::int64_t step) const;
-  /// attention/step-N/: the heat-maps of a validation.
-  std::string attention_dir(std::int64_t step) const;
+  const std::filesystem::path& path() const { return layout_.root(); }
+  const RunLayout& layout() const { return layout_; }
 
   /// Temporary files removed when the directory was claimed.
   int stale_temporaries() const { return stale_; }
@@ -43,7 +34,7 @@ class RunDirectory {
   bool has_latest() const;
   /// The stem `latest` names, checked: DataError naming `latest` when it names no step, or a step
   /// whose .pt or .state is missing.
-  std::string latest_stem() const { return latest_stem_in(path_.string()); }
+  std::string latest_stem() const { return latest_stem_in(path().string()); }
   /// The same for any run directory, without claiming it (its `latest` must exist).
   static std::string latest_stem_in(const std::string& run_dir);
   /// What a resume reads: the checkpoint `latest` names and its training state, as bytes (checked as
@@ -66,7 +57,7 @@ class RunDirectory {
  private:
   void check_for_another_run() const;
 
-  std::filesystem::path path_;
+  RunLayout layout_;
   std::unique_ptr<LockFile> lock_;
   int stale_ = 0;
   std::vector<std::int64_t> own_steps_;  // step checkpoints this run wrote, oldest first

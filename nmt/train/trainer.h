@@ -14,6 +14,8 @@
 
 namespace nmt {
 
+struct Checkpoint;
+
 /// Why a run ended.
 enum class StopReason { max_steps, max_epochs, max_minutes, early_stopping, signal };
 const EnumNames<StopReason>& enum_names(StopReason);  // "max steps", "max epochs", ...
@@ -33,8 +35,10 @@ class Trainer {
   /// Throws ConfigError from config.validate(). The effective configuration (to_toml(config)) is
   /// written to the run directory and stored in every checkpoint. `rank`: this process's place in
   /// a data-parallel group (plan_launch); the default is one process. Rank 0 writes the run
-  /// directory; the others only train (docs/distributed.md).
-  explicit Trainer(TrainConfig config, RankInfo rank = {});
+  /// directory; the others only train (docs/distributed.md). `initial`: init-from's checkpoint as
+  /// adopt_initial_checkpoint read it (rank 0 takes it rather than reading the file again); null,
+  /// rank 0 reads it itself.
+  explicit Trainer(TrainConfig config, RankInfo rank = {}, std::shared_ptr<Checkpoint> initial = nullptr);
   ~Trainer();
   Trainer(const Trainer&) = delete;
   Trainer& operator=(const Trainer&) = delete;

@@ -136,6 +136,33 @@ expect 0 "" -- "$train" --config "$work/toy.toml" --run-dir "$work/run" --resume
 expect 0 "" -- "$train" --config "$work/run/config.toml" --resume --train.max-steps $((step + 10))
 grep -q "^share-embeddings = false$" "$work/run/config.toml" && pass || fail "config.toml: a bool written as 0/1"
 
+# --- A signal during start-up: one line saying what it was doing, status 128 + signal. -----------
+# The training source is a FIFO whose writer writes nothing: nmt-train stays in its start-up,
+# reading the training data, for as long as the test wants (issue 44: it died without a line).
+mkfifo "$work/silent.es"
+sleep 60 >"$work/silent.es" &  # the writer: opens the FIFO once nmt-train does, then holds it
+writer=$!
+"$train" --config "$work/toy.toml" --run-dir "$work/startup" --data.train-source "$work/silent.es" \
+  >/dev/null 2>"$work/startup.err" &
+starting=$!
+for _ in $(seq 300); do  # until nmt-train holds the FIFO open (it then waits in read)
+  ls -l "/proc/$starting/fd" 2>/dev/null | grep -q silent.es && break
+  kill -0 "$starting" 2>/dev/null || break
+  sleep 0.1
+done
+kill -TERM "$starting"
+wait "$starting"
+status=$?
+kill "$writer" 2>/dev/null
+wait "$writer" 2>/dev/null
+[[ $status -eq 143 ]] && pass || fail "SIGTERM during start-up: exit status $status, expected 143"
+line="nmt-train: stopped by SIGTERM while loading the training data and building the model;"
+line+=" no step was trained, no checkpoint written"
+tail -n 1 "$work/startup.err" | grep -qxF "$line" && pass ||
+  fail "SIGTERM during start-up: last line is '$(tail -n 1 "$work/startup.err")'"
+[[ -z $(find "$work/startup" -name '*.tmp.*' -o -name '*.pt' -o -name latest) ]] && pass ||
+  fail "SIGTERM during start-up left $(find "$work/startup" -name '*.tmp.*' -o -name '*.pt' -o -name latest)"
+
 # Older, higher-numbered step files of another run: refused, and nothing deleted.
 mkdir -p "$work/foreign/checkpoints"
 cp "$model" "$work/foreign/checkpoints/step-00090000.pt"

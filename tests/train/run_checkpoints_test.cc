@@ -7,8 +7,8 @@
 #include <filesystem>
 
 #include "nmt/core/error.h"
+#include "nmt/core/run_layout.h"
 #include "nmt/data/metrics_events.h"
-#include "nmt/train/run_directory.h"
 #include "tests/test_util.h"
 
 namespace nmt {
@@ -20,7 +20,7 @@ std::string fake_run(const test::TempDir& dir, const std::vector<std::int64_t>& 
                      const std::vector<std::tuple<std::int64_t, double, double>>& validations) {
   const std::string run = dir.path("run");
   fs::create_directories(run + "/checkpoints");
-  for (const std::int64_t step : kept) test::write_text(RunDirectory::checkpoint_path(run, step), "x");
+  for (const std::int64_t step : kept) test::write_text(RunLayout(run).checkpoint(step).string(), "x");
   std::string metrics;
   for (const auto& [step, bleu, loss] : validations) {
     ValidEvent v;
@@ -36,7 +36,7 @@ std::string fake_run(const test::TempDir& dir, const std::vector<std::int64_t>& 
 
 std::vector<std::string> paths(const std::string& run, const std::vector<std::int64_t>& steps) {
   std::vector<std::string> out;
-  for (const std::int64_t s : steps) out.push_back(RunDirectory::checkpoint_path(run, s));
+  for (const std::int64_t s : steps) out.push_back(RunLayout(run).checkpoint(s).string());
   return out;
 }
 
