@@ -3,6 +3,7 @@
 #include "apps/common/app_main.h"
 #include "apps/common/config_file.h"
 #include "apps/common/option_table.h"
+#include "apps/common/search_flags.h"
 #include "nmt/serve/translation_server.h"
 
 int main(int argc, char** argv) {
@@ -11,7 +12,6 @@ int main(int argc, char** argv) {
   nmt::app::add_common_options(app);
   nmt::app::add_config_file_option(app);
   nmt::ServeOptions o;
-  nmt::SearchOptions& s = o.search;
   nmt::QueueOptions& q = o.queue;
   nmt::ServeLimits& l = o.limits;
   app.add_option("--model,-m", o.checkpoints, "Checkpoint (.pt); repeated: an ensemble of the models")->required();
@@ -46,13 +46,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   nmt::app::add_enum_option(app, "--long-inputs", q.translate.long_inputs,
                             "Longer sentences: truncate (with a warning) or reject (400)");
-  nmt::app::add_number_option(app, "--beam-size,-b", s.beam_size, "Default beam size of a request")->capture_default_str();
-  nmt::app::add_enum_option(app, "--length-penalty", s.length_penalty, "Default length penalty");
-  nmt::app::add_number_option(app, "--length-alpha", s.length_alpha, "Default alpha of the gnmt length penalty")
-      ->capture_default_str();
-  nmt::app::add_number_option(app, "--max-length-a", s.max_length_a, "At most a*n+b target subwords for n source subwords")
-      ->capture_default_str();
-  nmt::app::add_number_option(app, "--max-length-b", s.max_length_b, "See --max-length-a")->capture_default_str();
+  nmt::app::add_search_flags(app, o.search, nmt::app::SearchFlags::serve);
   nmt::app::add_number_option(app, "--max-body-bytes", l.max_body_bytes, "Largest request body; larger: 413")
       ->capture_default_str();
   nmt::app::add_number_option(app, "--max-texts", l.max_texts, "Texts per request; more: 413")->capture_default_str();

@@ -6,6 +6,7 @@
 
 #include "apps/common/app_main.h"
 #include "apps/common/option_table.h"
+#include "apps/common/search_flags.h"
 #include "nmt/core/error.h"
 #include "nmt/core/file_io.h"
 #include "nmt/translate/translate_job.h"
@@ -30,7 +31,6 @@ int main(int argc, char** argv) {
   bool score_mode = false;
   nmt::TranslateJob job;
   nmt::TranslateOptions& t = job.translate;
-  nmt::SearchOptions& s = t.search;
   app.add_option("--model,-m", job.checkpoints,
                  "Checkpoint written by nmt-train (.pt); repeated: an ensemble of the models (they share the target "
                  "subword model)")
@@ -43,17 +43,7 @@ int main(int argc, char** argv) {
                             "model that keeps the contract of docs/checkpoints.md)");
   app.add_option("--input,-i", job.input, "Source text, one sentence a line ('-': stdin)")->capture_default_str();
   app.add_option("--output,-o", job.output, "Translations ('-': stdout); written whole or not at all")->capture_default_str();
-  nmt::app::add_number_option(app, "--beam-size,-b", s.beam_size, "Beam size (1: greedy search)")->capture_default_str();
-  nmt::app::add_number_option(app, "--n-best", s.n_best, "Hypotheses per sentence, Moses-style lines when > 1")->capture_default_str();
-  nmt::app::add_enum_option(app, "--length-penalty", s.length_penalty, "Length penalty (gnmt: ((5+|Y|)/6)^alpha)");
-  nmt::app::add_number_option(app, "--length-alpha", s.length_alpha, "alpha of the gnmt length penalty")->capture_default_str();
-  nmt::app::add_number_option(app, "--coverage-beta", s.coverage_beta, "beta of the GNMT coverage penalty (0: off)")->capture_default_str();
-  nmt::app::add_number_option(app, "--max-length-a", s.max_length_a, "At most a*n+b target subwords for n source subwords")
-      ->capture_default_str();
-  nmt::app::add_number_option(app, "--max-length-b", s.max_length_b, "See --max-length-a")->capture_default_str();
-  nmt::app::add_number_option(app, "--min-length", s.min_length, "No EOS before this many target subwords")->capture_default_str();
-  nmt::app::add_number_option(app, "--no-repeat-ngram", s.no_repeat_ngram, "Never repeat an n-gram of this many subwords (0: off)")
-      ->capture_default_str();
+  nmt::app::add_search_flags(app, t.search, nmt::app::SearchFlags::translate);
   app.add_flag("--replace-unk", t.replace_unknown, "Replace <unk> by the source piece with the most attention");
   nmt::app::add_number_option(app, "--batch-tokens", t.max_tokens, "Source subwords per batch, padding included, times the beam size")
       ->capture_default_str();

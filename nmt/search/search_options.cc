@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "nmt/core/error.h"
+#include "nmt/search/search_option_table.h"
 
 namespace nmt {
 namespace {
@@ -46,6 +47,12 @@ void SearchOptions::require_attention_if_used(bool model_has_attention) const {
   if (coverage_beta > 0) throw ConfigError("coverage-beta" + why);
   if (keep_attention) throw ConfigError("attention-output and alignment-output need attention weights, and the model "
                                         "has attention = none");
+}
+
+bool operator==(const SearchOptions& a, const SearchOptions& b) {
+  bool equal = true;
+  for_each_search_option([&](const SearchOptionDoc&, auto member) { equal = equal && a.*member == b.*member; });
+  return equal;
 }
 
 std::int64_t SearchOptions::max_length(std::int64_t source_length) const {

@@ -26,6 +26,8 @@ constexpr double kMaxLengthA = 1000;
 constexpr std::int64_t kMaxLengthB = 1000000;
 constexpr std::int64_t kMaxTargetLength = 1000000;  // max_length() never exceeds this
 
+/// Every field is an entry of for_each_search_option (nmt/search/search_option_table.h): its flag,
+/// request field, help and request bounds are written there, and operator== compares them.
 struct SearchOptions {
   double max_length_a = 2.0;        // at most a * n + b target tokens for n source subwords
   std::int64_t max_length_b = 10;
@@ -46,6 +48,10 @@ struct SearchOptions {
   /// min(kMaxTargetLength, max(1, floor(a * n) + b)).
   std::int64_t max_length(std::int64_t source_length) const;
 };
+
+/// Every option equal (nmt-serve batches sentences together only then).
+bool operator==(const SearchOptions& a, const SearchOptions& b);
+inline bool operator!=(const SearchOptions& a, const SearchOptions& b) { return !(a == b); }
 
 struct Hypothesis {
   std::vector<int> tokens;  // target subword ids, without EOS

@@ -1,10 +1,13 @@
 #include "nmt/serve/serve_api.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
+#include <type_traits>
 
 #include "nmt/data/attention_record.h"
+#include "nmt/search/search_option_table.h"
 
 namespace nmt {
 
@@ -85,6 +88,56 @@ std::vector<std::string> texts_field(const json& value, const std::string& name,
   return texts;
 }
 
+// "none, average or gnmt"
+template <class Enum>
+std::string choices(Enum value) {
+  const std::vector<std::string>& names = enum_names(value).names();
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  }
+  return text;
+}
+
+// The upper bound of a request's value (the table's order puts beam before n_best). `server` is the
+// server's setting of the option.
+template <class T>
+double request_ceiling(const RequestBounds& bounds, T server, const SearchOptions& request, const ServeLimits& limits) {
+  switch (bounds.ceiling) {
+    case RequestBounds::Ceiling::server_value:
+      if constexpr (std::is_arithmetic_v<T>) return static_cast<double>(server);
+      break;
+    case RequestBounds::Ceiling::max_beam:
+      return static_cast<double>(limits.max_beam);
+    case RequestBounds::Ceiling::n_best:
+      return static_cast<double>(std::min(request.beam_size, limits.max_alternatives + 1));
+    case RequestBounds::Ceiling::none:
+    case RequestBounds::Ceiling::fixed:
+      break;
+  }
+  return bounds.high;
+}
+
+// A request's value of a search option: of the field's type and within [low, high] (400 naming the
+// field otherwise).
+template <class T>
+T search_option_value(const json& value, const std::string& name, double low, double high) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return bool_field(value, name);
+  } else if constexpr (std::is_enum_v<T>) {
+    if (!value.is_string()) throw HttpError(400, name + ": must be " + choices(T{}));
+    try {
+      return parse_enum<T>(value.get<std::string>());
+    } catch (const ConfigError&) {
+      throw HttpError(400, name + ": must be " + choices(T{}) + ", got " + shown(value));
+    }
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return number_field(value, name, low, high);
+  } else {
+    return integer_field(value, name, static_cast<std::int64_t>(low), static_cast<std::int64_t>(high));
+  }
+}
+
 // Length-normalised log-probability: log p / pieces (EOS counted), the confidence the APIs show.
 double normalised_score(const TranslatedHypothesis& h) {
   return h.log_prob / static_cast<double>(h.tokens.size() + 1);
@@ -126,11 +179,44 @@ json sentence_json(const SentenceResult& sentence, bool attention, const Tokeniz
 
 }  // namespace
 
+RequestSearch request_search(const json& request, const ServeOptions& options) {
+  RequestSearch search;
+  search.search = options.search;
+  SearchOptions& s = search.search;
+  const SearchOptions own_defaults;
+  for_each_search_option([&](const SearchOptionDoc& doc, auto member) {
+    if (!doc.server_default) s.*member = own_defaults.*member;
+    if (request.contains(doc.field)) {
+      using Field = std::remove_reference_t<decltype(s.*member)>;
+      s.*member = search_option_value<Field>(request[doc.field], doc.field, doc.request.low,
+                                             request_ceiling(doc.request, options.search.*member, s, options.limits));
+    }
+  });
+  if (request.contains("replace_unk")) search.replace_unknown = bool_field(request["replace_unk"], "replace_unk");
+  return search;
+}
+
+json search_defaults(const SearchOptions& search) {
+  json defaults = json::object();
+  for_each_search_option([&](const SearchOptionDoc& doc, auto member) {
+    if (!doc.server_default) return;
+    const auto& value = search.*member;
+    if constexpr (std::is_enum_v<std::remove_reference_t<decltype(value)>>) {
+      defaults[doc.field] = name_of(value);
+    } else {
+      defaults[doc.field] = value;
+    }
+  });
+  return defaults;
+}
+
 json translate_native(const json& request, ApiContext& context) {
   if (!request.is_object()) throw HttpError(400, "request body: must be a JSON object");
-  static const std::set<std::string> known = {"text",           "beam",          "n_best",       "attention",
-                                              "length_penalty", "length_alpha",  "coverage_beta", "max_length_a",
-                                              "max_length_b",   "min_length",    "no_repeat_ngram", "replace_unk"};
+  static const std::set<std::string> known = [] {
+    std::set<std::string> fields = {"text", "replace_unk"};
+    for_each_search_option([&](const SearchOptionDoc& doc, auto) { fields.insert(doc.field); });
+    return fields;
+  }();
   for (const auto& item : request.items()) {
     if (!known.count(item.key())) throw HttpError(400, item.key() + ": unknown field");
   }
@@ -139,41 +225,9 @@ json translate_native(const json& request, ApiContext& context) {
   bool is_list = false;
   const std::vector<std::string> texts = texts_field(request["text"], "text", limits.max_texts, &is_list);
 
-  RequestSearch search;
-  search.search = context.options.search;
-  SearchOptions& s = search.search;
-  if (request.contains("beam")) s.beam_size = integer_field(request["beam"], "beam", 1, limits.max_beam);
-  s.n_best = 1;
-  if (request.contains("n_best")) {
-    s.n_best = integer_field(request["n_best"], "n_best", 1, std::min(s.beam_size, limits.max_alternatives + 1));
-  }
-  const bool attention = request.contains("attention") && bool_field(request["attention"], "attention");
-  s.keep_attention = attention;
-  if (request.contains("length_penalty")) {
-    const json& v = request["length_penalty"];
-    if (!v.is_string()) throw HttpError(400, "length_penalty: must be none, average or gnmt");
-    try {
-      s.length_penalty = enum_names(s.length_penalty).parse(v.get<std::string>());
-    } catch (const ConfigError&) {
-      throw HttpError(400, "length_penalty: must be none, average or gnmt, got " + shown(v));
-    }
-  }
-  if (request.contains("length_alpha")) s.length_alpha = number_field(request["length_alpha"], "length_alpha", 0, 10);
-  if (request.contains("coverage_beta")) {
-    s.coverage_beta = number_field(request["coverage_beta"], "coverage_beta", 0, 10);
-  }
-  // A request may shorten the length limit, not lengthen it: the server's settings bound the work.
-  if (request.contains("max_length_a")) {
-    s.max_length_a = number_field(request["max_length_a"], "max_length_a", 0, context.options.search.max_length_a);
-  }
-  if (request.contains("max_length_b")) {
-    s.max_length_b = integer_field(request["max_length_b"], "max_length_b", 0, context.options.search.max_length_b);
-  }
-  if (request.contains("min_length")) s.min_length = integer_field(request["min_length"], "min_length", 0, 1000);
-  if (request.contains("no_repeat_ngram")) {
-    s.no_repeat_ngram = integer_field(request["no_repeat_ngram"], "no_repeat_ngram", 0, 100);
-  }
-  if (request.contains("replace_unk")) search.replace_unknown = bool_field(request["replace_unk"], "replace_unk");
+  const RequestSearch search = request_search(request, context.options);
+  const SearchOptions& s = search.search;
+  const bool attention = s.keep_attention;
 
   // Attention is one weight per target step and source piece: bound the answer before searching.
   const auto check_attention_size = [&](const std::vector<std::string>& sentences) {

@@ -33,6 +33,16 @@ struct ApiContext {
   std::size_t sentences = 0;  // set: how many sentences the request had (metrics)
 };
 
+/// A /v1/translate request's search: the server's options changed by the request's fields of
+/// for_each_search_option (nmt/search/search_option_table.h), each checked against its
+/// RequestBounds, and replace_unk. Wrong types and values out of bounds: HttpError 400 naming the
+/// field; other fields are not looked at.
+RequestSearch request_search(const nlohmann::json& request, const ServeOptions& options);
+
+/// GET /v1/model's "defaults": the server's setting of every option a request starts from
+/// (SearchOptionDoc::server_default), under its request field, enums by name.
+nlohmann::json search_defaults(const SearchOptions& search);
+
 /// POST /v1/translate: {"text": "..." or [...], "beam": 5, "n_best": 1, "attention": false, ...}.
 /// Unknown fields, wrong types and bad values: HttpError 400 naming the field.
 nlohmann::json translate_native(const nlohmann::json& request, ApiContext& context);

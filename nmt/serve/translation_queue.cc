@@ -3,7 +3,6 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
-#include <cstdio>
 
 #include "nmt/core/log.h"
 #include "nmt/core/thread_count.h"
@@ -26,15 +25,8 @@ std::size_t QueueOptions::worker_count(const c10::Device& device) const {
   return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 4);
 }
 
-std::string RequestSearch::key() const {
-  const SearchOptions& s = search;
-  char text[512];
-  std::snprintf(text, sizeof text, "a=%.17g b=%lld min=%lld att=%d k=%lld n=%lld lp=%s alpha=%.17g beta=%.17g ngram=%lld unk=%d",
-                s.max_length_a, static_cast<long long>(s.max_length_b), static_cast<long long>(s.min_length),
-                s.keep_attention ? 1 : 0, static_cast<long long>(s.beam_size), static_cast<long long>(s.n_best),
-                enum_names(s.length_penalty).name(s.length_penalty).c_str(), s.length_alpha, s.coverage_beta,
-                static_cast<long long>(s.no_repeat_ngram), replace_unknown ? 1 : 0);
-  return text;
+bool operator==(const RequestSearch& a, const RequestSearch& b) {
+  return a.search == b.search && a.replace_unknown == b.replace_unknown;
 }
 
 TranslationTicket::Outcome TranslationTicket::wait(const std::function<bool()>& client_gone,
@@ -115,7 +107,6 @@ std::shared_ptr<TranslationTicket> TranslationQueue::submit(const std::vector<st
   auto ticket = std::make_shared<TranslationTicket>(sentences, deadline);
   if (sentences.empty()) return ticket;
   auto shared_search = std::make_shared<const RequestSearch>(search);
-  const std::string key = search.key();
   const auto now = std::chrono::steady_clock::now();
   {
     const std::lock_guard<std::mutex> lock(mutex_);
@@ -125,7 +116,7 @@ std::shared_ptr<TranslationTicket> TranslationQueue::submit(const std::vector<st
       throw QueueFull("the translation queue is full (" + std::to_string(queue_.size()) + " of " +
                       std::to_string(limit) + " sentences waiting); try again shortly");
     }
-    for (std::size_t i = 0; i < sentences.size(); ++i) queue_.push_back({ticket, i, shared_search, key, now});
+    for (std::size_t i = 0; i < sentences.size(); ++i) queue_.push_back({ticket, i, shared_search, now});
   }
   arrived_.notify_all();
   return ticket;
@@ -169,9 +160,10 @@ TranslationQueue::Batch TranslationQueue::take() {
       arrived_.wait(lock);
       continue;
     }
-    const std::string& key = queue_.front().key;
-    const std::size_t matching = static_cast<std::size_t>(
-        std::count_if(queue_.begin(), queue_.end(), [&](const Entry& e) { return e.key == key; }));
+    // The pointer copied: the front entry, which holds it, is erased below.
+    const std::shared_ptr<const RequestSearch> search = queue_.front().search;
+    const auto same_search = [&](const Entry& e) { return e.search == search || *e.search == *search; };
+    const std::size_t matching = static_cast<std::size_t>(std::count_if(queue_.begin(), queue_.end(), same_search));
     const auto ready_at = queue_.front().arrival + std::chrono::microseconds(
                                                        static_cast<std::int64_t>(options_.batch_wait_ms * 1000));
     const bool worth_waiting = busy_workers_ > 0 || options_.batch_wait_always;
@@ -180,10 +172,9 @@ TranslationQueue::Batch TranslationQueue::take() {
       continue;
     }
     Batch batch;
-    batch.search = queue_.front().search;
-    const std::string batch_key = key;  // `key` lives in the entry erased below
+    batch.search = search;
     for (auto it = queue_.begin(); it != queue_.end() && batch.entries.size() < limit;) {
-      if (it->key == batch_key) {
+      if (same_search(*it)) {
         batch.entries.push_back(std::move(*it));
         it = queue_.erase(it);
       } else {
@@ -196,22 +187,23 @@ TranslationQueue::Batch TranslationQueue::take() {
   }
 }
 
-Translator& TranslationQueue::translator_for(std::map<std::string, std::unique_ptr<Translator>>& cache,
-                                             const RequestSearch& search, const std::string& key) const {
-  auto found = cache.find(key);
-  if (found != cache.end()) return *found->second;
+Translator& TranslationQueue::translator_for(TranslatorCache& cache, const RequestSearch& search) const {
+  for (auto& [settings, translator] : cache) {
+    if (settings == search) return *translator;
+  }
   if (cache.size() >= 16) cache.clear();  // settings come and go; a Translator is cheap to make
   TranslateOptions options = batch_options_;
   options.search = search.search;
   options.replace_unknown = search.replace_unknown;
   auto translator = std::make_unique<Translator>(model_, source_tokenizer_, target_tokenizer_, std::move(options),
                                                  device_, extra_source_tokenizers_);
-  return *cache.emplace(key, std::move(translator)).first->second;
+  cache.emplace_back(search, std::move(translator));
+  return *cache.back().second;
 }
 
 void TranslationQueue::work() {
   at::init_num_threads();
-  std::map<std::string, std::unique_ptr<Translator>> translators;
+  TranslatorCache translators;
   // Counted before the answers go out: a client that reads /metrics after its answer sees its batch.
   const auto count_batch = [this](std::size_t sentences, std::chrono::steady_clock::time_point start) {
     if (!on_batch_) return;
@@ -229,7 +221,7 @@ void TranslationQueue::work() {
       std::vector<std::string> texts;
       texts.reserve(batch.entries.size());
       for (const Entry& e : batch.entries) texts.push_back(e.ticket->sentences_[e.index]);
-      Translator& translator = translator_for(translators, *batch.search, batch.entries.front().key);
+      Translator& translator = translator_for(translators, *batch.search);
       std::vector<Translation> translations = translator.translate(texts);
       count_batch(batch.entries.size(), start);
       for (std::size_t i = 0; i < batch.entries.size(); ++i) {

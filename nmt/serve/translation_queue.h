@@ -16,12 +16,12 @@
 #include <cstdint>
 #include <functional>
 #include <list>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "nmt/core/blas_threads.h"
@@ -49,9 +49,11 @@ struct QueueOptions {
 struct RequestSearch {
   SearchOptions search;
   bool replace_unknown = false;
-  /// Every field, printed exactly: equal keys, equal settings.
-  std::string key() const;
 };
+
+/// Both members equal: every search option (SearchOptions' operator==, from its table) and replace_unknown.
+bool operator==(const RequestSearch& a, const RequestSearch& b);
+inline bool operator!=(const RequestSearch& a, const RequestSearch& b) { return !(a == b); }
 
 /// The queue holds this many sentences already.
 class QueueFull : public Error {
@@ -127,17 +129,17 @@ class TranslationQueue {
     std::shared_ptr<TranslationTicket> ticket;
     std::size_t index;  // the sentence's place in its request (ticket->sentences_)
     std::shared_ptr<const RequestSearch> search;
-    std::string key;
     std::chrono::steady_clock::time_point arrival;
   };
+  // A worker's Translators, one per search settings lately seen.
+  using TranslatorCache = std::vector<std::pair<RequestSearch, std::unique_ptr<Translator>>>;
   struct Batch {
     std::vector<Entry> entries;
     std::shared_ptr<const RequestSearch> search;
   };
   Batch take();  // blocks; an empty batch: stop
   void work();
-  Translator& translator_for(std::map<std::string, std::unique_ptr<Translator>>& cache, const RequestSearch& search,
-                             const std::string& key) const;
+  Translator& translator_for(TranslatorCache& cache, const RequestSearch& search) const;
 
   const IncrementalDecoder& model_;
   Tokenizer source_tokenizer_, target_tokenizer_;

@@ -327,7 +327,6 @@ ModelInfo TranslationServer::State::describe_model() const {
                            {"toolkit_version", loaded.members[i].toolkit_version},
                            {"training_config", loaded.members[i].training_config}});
   }
-  const SearchOptions& s = options.search;
   info.description = {
       {"source_language", info.source_language},
       {"target_language", info.target_language},
@@ -338,15 +337,7 @@ ModelInfo TranslationServer::State::describe_model() const {
       {"device", options.device},
       {"search_workers", queue->worker_count()},
       {"checkpoints", std::move(checkpoints)},
-      {"defaults",
-       {{"beam", s.beam_size},
-        {"length_penalty", enum_names(s.length_penalty).name(s.length_penalty)},
-        {"length_alpha", s.length_alpha},
-        {"coverage_beta", s.coverage_beta},
-        {"max_length_a", s.max_length_a},
-        {"max_length_b", s.max_length_b},
-        {"min_length", s.min_length},
-        {"no_repeat_ngram", s.no_repeat_ngram}}},
+      {"defaults", search_defaults(options.search)},
       {"max_beam", options.limits.max_beam},
       {"max_alternatives", options.limits.max_alternatives},
       {"max_texts", options.limits.max_texts},

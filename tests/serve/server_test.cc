@@ -18,9 +18,12 @@
 #include <cstdlib>
 #include <string>
 #include <thread>
+#include <type_traits>
 
 #include "nmt/model/checkpoint.h"
 #include "nmt/model/seq2seq.h"
+#include "nmt/search/search_option_table.h"
+#include "nmt/serve/serve_api.h"
 #include "tests/model/model_test_util.h"
 #include "tests/serve/serve_test_util.h"
 #include "tests/test_util.h"
@@ -661,6 +664,27 @@ TEST(ServeOptionsCheck, BadOptionsAreRefusedNamingThem) {
   o = good;
   o.host = "203.0.113.9";  // TEST-NET-3: not an address of this machine
   EXPECT_THROW_WITH(TranslationServer server(o), IoError, "cannot listen on 203.0.113.9");
+}
+
+// The search settings' table over HTTP: /v1/model's defaults are search_defaults() of the
+// server's settings, and a request may name every field of the table (tests/serve/search_settings_test.cc
+// checks each one's effect).
+TEST_F(Serve, ModelDefaultsAndRequestFieldsComeFromTheSearchOptionTable) {
+  auto model = server_->client().Get("/v1/model");
+  ASSERT_TRUE(model);
+  const ServeOptions options = tiny_options(checkpoint_);
+  EXPECT_EQ(json::parse(model->body)["defaults"], search_defaults(options.search));
+  json request = {{"text", "luz"}};
+  const SearchOptions own;
+  for_each_search_option([&](const SearchOptionDoc& doc, auto member) {
+    const auto& value = doc.server_default ? options.search.*member : own.*member;
+    if constexpr (std::is_enum_v<std::remove_const_t<std::remove_reference_t<decltype(value)>>>) {
+      request[doc.field] = name_of(value);
+    } else {
+      request[doc.field] = value;
+    }
+  });
+  EXPECT_EQ(post_json("/v1/translate", request, 200)["translations"].size(), 1u) << request.dump();
 }
 
 }  // namespace
