@@ -1,6 +1,6 @@
 // The file names of a training run's directory, in one place for every reader and writer (the
 // trainer, resume, --init-from, nmt-checkpoint average, nmt-plot's training curves):
-//   RUN_DIR/config.toml, train.log, metrics.jsonl, best.pt, train.lock, attention/step-N/
+//   RUN_DIR/config.toml, train.log, metrics.jsonl, best.pt, train.lock, attention/step-N/, curves.svg
 //   RUN_DIR/checkpoints/step-N.pt, step-N.state, latest
 // It lives in core, not in nmt/train, because readers below the training layer (nmt/plot) need
 // it too; it only composes paths and touches no file (RunDirectory holds and changes a run).
@@ -26,6 +26,8 @@ class RunLayout {
   std::filesystem::path metrics() const { return root_ / "metrics.jsonl"; }  // TrainEvent, ValidEvent lines
   std::filesystem::path best() const { return root_ / "best.pt"; }  // the best validation's checkpoint
   std::filesystem::path lock() const { return root_ / "train.lock"; }
+  /// curves.svg, curves.png: nmt-plot metrics' pictures of the run, by default.
+  std::filesystem::path curves(const std::string& extension) const { return root_ / ("curves." + extension); }
   /// attention/step-N/: the heat-maps of step N's validation.
   std::filesystem::path attention(std::int64_t step) const { return root_ / "attention" / step_stem(step); }
 

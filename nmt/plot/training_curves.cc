@@ -101,7 +101,7 @@ std::vector<std::string> write_training_curves(const TrainingCurvesJob& job) {
   if (outputs.empty()) {
     if (job.run_dirs.size() > 1) throw ConfigError("output: name the image files (-o) when comparing runs");
     for (const char* extension : {"svg", "png"}) {
-      outputs.push_back((std::filesystem::path(job.run_dirs.front()) / (std::string("curves.") + extension)).string());
+      outputs.push_back(RunLayout(job.run_dirs.front()).curves(extension).string());
     }
   }
   for (const std::string& path : outputs) image_format_of(path);  // a bad name fails before any work

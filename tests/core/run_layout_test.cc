@@ -14,6 +14,7 @@ TEST(RunLayout, NamesEveryFileOfARunDirectory) {
   EXPECT_EQ(run.best().string(), "runs/a/best.pt");
   EXPECT_EQ(run.lock().string(), "runs/a/train.lock");
   EXPECT_EQ(run.attention(500).string(), "runs/a/attention/step-00000500");
+  EXPECT_EQ(run.curves("svg").string(), "runs/a/curves.svg");
   EXPECT_EQ(run.latest().string(), "runs/a/checkpoints/latest");
   EXPECT_EQ(run.checkpoint(500).string(), "runs/a/checkpoints/step-00000500.pt");
   EXPECT_EQ(run.state(500).string(), "runs/a/checkpoints/step-00000500.state");
