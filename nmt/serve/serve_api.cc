@@ -8,6 +8,7 @@
 
 #include "nmt/data/attention_record.h"
 #include "nmt/search/search_option_table.h"
+#include "nmt/translate/translation_output.h"
 
 namespace nmt {
 
@@ -147,29 +148,21 @@ json sentence_json(const SentenceResult& sentence, bool attention, const Tokeniz
   json out = {{"source", sentence.source}};
   if (sentence.translation.truncated) out["truncated"] = true;
   if (attention) {
-    json pieces = json::array();
+    std::vector<std::string> pieces;
     for (const int id : sentence.translation.source) pieces.push_back(source_tokenizer.id_to_piece(id));
     pieces.push_back("</s>");
     out["source_pieces"] = std::move(pieces);
   }
   json hypotheses = json::array();
-  for (const TranslatedHypothesis& h : sentence.translation.hypotheses) {
+  for (std::size_t i = 0; i < sentence.translation.hypotheses.size(); ++i) {
+    const TranslatedHypothesis& h = sentence.translation.hypotheses[i];
     json item = {{"text", h.text}, {"score", normalised_score(h)}, {"log_prob", h.log_prob}};
     if (!h.finished) item["finished"] = false;
     if (attention && h.attention.defined()) {
-      json target = json(h.pieces);
-      if (h.finished) target.push_back("</s>");
-      const at::Tensor weights = h.attention.to(at::kDouble).contiguous();
-      json rows = json::array();
-      const auto* data = weights.data_ptr<double>();
-      const std::int64_t steps = weights.size(0), columns = weights.size(1);
-      for (std::int64_t t = 0; t < steps && t < static_cast<std::int64_t>(target.size()); ++t) {
-        json row = json::array();
-        for (std::int64_t j = 0; j < columns; ++j) row.push_back(rounded_weight(data[t * columns + j]));
-        rows.push_back(std::move(row));
-      }
-      item["target_pieces"] = std::move(target);
-      item["attention"] = std::move(rows);
+      // The attention record nmt-translate writes (translation_output.h), under the API's names.
+      AttentionRecord weights = attention_record(sentence.translation, 0, source_tokenizer, i);
+      item["target_pieces"] = std::move(weights.target);
+      item["attention"] = std::move(weights.weights);
     }
     hypotheses.push_back(std::move(item));
   }

@@ -54,11 +54,12 @@ std::string format_translation(const Translation& translation, std::size_t index
   return lines;
 }
 
-AttentionRecord attention_record(const Translation& translation, std::size_t index, const Tokenizer& source_tokenizer) {
+AttentionRecord attention_record(const Translation& translation, std::size_t index, const Tokenizer& source_tokenizer,
+                                 std::size_t hypothesis) {
   AttentionRecord record;
   record.index = static_cast<std::int64_t>(index);
-  if (translation.hypotheses.empty()) return record;
-  const TranslatedHypothesis& best = translation.hypotheses.front();
+  if (hypothesis >= translation.hypotheses.size()) return record;
+  const TranslatedHypothesis& best = translation.hypotheses[hypothesis];
   record.source = source_pieces(translation, source_tokenizer);
   record.source.push_back("</s>");
   record.target = best.pieces;

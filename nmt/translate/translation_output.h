@@ -17,10 +17,12 @@ namespace nmt {
 /// An empty input gives an empty line (n-best: one entry with empty text and score 0).
 std::string format_translation(const Translation& translation, std::size_t index, bool scores, bool n_best);
 
-/// The best hypothesis' attention as a record (nmt/data/attention_record.h): rows are target steps
-/// (the EOS step included when the hypothesis finished), columns source positions (EOS included);
-/// weights rounded to 6 decimals. An empty translation has no pieces and no rows.
-AttentionRecord attention_record(const Translation& translation, std::size_t index, const Tokenizer& source_tokenizer);
+/// A hypothesis' attention as a record (nmt/data/attention_record.h; the best by default): rows are
+/// target steps (the EOS step included when the hypothesis finished), columns source positions (EOS
+/// included); weights rounded to 6 decimals. An empty translation has no pieces and no rows. The one
+/// form of a translation's attention: nmt-translate writes it, nmt-serve answers with its fields.
+AttentionRecord attention_record(const Translation& translation, std::size_t index, const Tokenizer& source_tokenizer,
+                                 std::size_t hypothesis = 0);
 
 /// attention_record(...) as one JSON line, newline included (--attention-output).
 std::string format_attention_json(const Translation& translation, std::size_t index, const Tokenizer& source_tokenizer);
