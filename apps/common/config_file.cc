@@ -8,7 +8,7 @@
 #include <sstream>
 #include <vector>
 
-#include "apps/common/toml_reader.h"
+#include "nmt/core/toml_reader.h"
 #include "nmt/core/decimal_number.h"
 #include "nmt/core/error.h"
 

@@ -15,7 +15,7 @@ class SectionedToml : public CLI::ConfigTOML {
  public:
   /// `app`: the program whose options the file sets (keys and value types are checked against it).
   explicit SectionedToml(const CLI::App* app = nullptr) : app_(app) {}
-  /// Reads the file strictly (apps/common/toml_reader.h). Throws CLI::ConfigError with a message
+  /// Reads the file strictly (nmt/core/toml_reader.h). Throws CLI::ConfigError with a message
   /// "FILE:LINE: ..." for a malformed file, an unknown key or a value of the wrong type.
   std::vector<CLI::ConfigItem> from_config(std::istream& input) const override;
 

@@ -1,7 +1,7 @@
 // The one grammar for the numbers people type: options on the command line, environment variables,
 // lists inside option values. Decimal only: a leading zero is a decimal digit ("010" is ten, never
 // octal eight), "0x10" and "1_000" are not numbers here (TOML files have their own, stricter rules
-// and are read by apps/common/toml_reader.cc), and a value beyond the type is refused, never
+// and are read by nmt/core/toml_reader.cc), and a value beyond the type is refused, never
 // wrapped, saturated or read as "no limit".
 #pragma once
 

@@ -1,6 +1,6 @@
 // Writing TOML configuration files: the effective configuration that nmt-train keeps in its run
 // directory and in every checkpoint. Values are written in one canonical form, which the
-// programs' strict reader (apps/common/toml_reader.h) reads back to the same values.
+// programs' strict reader (nmt/core/toml_reader.h) reads back to the same values.
 #pragma once
 
 #include <cstdint>

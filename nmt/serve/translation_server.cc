@@ -5,10 +5,10 @@
 #include <sys/socket.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <csignal>
-#include <regex>
 #include <set>
 #include <thread>
 
@@ -18,6 +18,7 @@
 #include "nmt/core/file_io.h"
 #include "nmt/core/log.h"
 #include "nmt/core/signal_guard.h"
+#include "nmt/core/toml_reader.h"
 #include "nmt/core/version.h"
 #include "nmt/data/utf8.h"
 #include "nmt/serve/api_keys.h"
@@ -37,16 +38,31 @@ using nlohmann::json;
 
 namespace {
 
-// The language of a training file from its extension ("data/bible/train.es" -> "es"), or "".
-std::string language_of_training_file(const std::string& training_config, const std::string& key) {
-  const std::regex line("(^|\\n)\\s*" + key + "\\s*=\\s*\"[^\"\\n]*\\.([a-z]{2,3})\"");
-  std::smatch match;
-  return std::regex_search(training_config, match, line) ? match[2].str() : std::string();
-}
-
 std::string base_name(const std::string& path) {
   const std::size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The language of a training file from its extension ("data/bible/train.es" -> "es"), or "": `key`
+// (data.train-source) read from the checkpoint's training configuration, as nmt-train wrote it.
+std::string language_of_training_file(const std::string& training_config, const std::string& key) {
+  std::vector<TomlEntry> entries;
+  try {
+    entries = parse_toml_config(training_config, "the checkpoint's training configuration");
+  } catch (const ConfigError&) {
+    return "";  // not nmt-train's (a scripted model's, or an older writer's): no language to be had
+  }
+  for (const TomlEntry& entry : entries) {
+    if (entry.key != key || entry.kind != TomlEntry::Kind::string) continue;
+    const std::string name = base_name(entry.value);
+    const std::size_t dot = name.find_last_of('.');
+    if (dot == std::string::npos) return "";
+    const std::string extension = name.substr(dot + 1);
+    const bool code = extension.size() >= 2 && extension.size() <= 3 &&
+                      std::all_of(extension.begin(), extension.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+    return code ? extension : "";
+  }
+  return "";
 }
 
 void set_json(httplib::Response& res, int status, const json& body) {
@@ -315,8 +331,8 @@ ModelInfo TranslationServer::State::describe_model() const {
   const LoadedModel& first = loaded.members.front();
   info.source_language = options.source_language;
   info.target_language = options.target_language;
-  if (info.source_language.empty()) info.source_language = language_of_training_file(first.training_config, "train-source");
-  if (info.target_language.empty()) info.target_language = language_of_training_file(first.training_config, "train-target");
+  if (info.source_language.empty()) info.source_language = language_of_training_file(first.training_config, "data.train-source");
+  if (info.target_language.empty()) info.target_language = language_of_training_file(first.training_config, "data.train-target");
   if (info.source_language.empty()) info.source_language = "src";
   if (info.target_language.empty()) info.target_language = "tgt";
   json checkpoints = json::array();

@@ -50,7 +50,7 @@ const EnumNames<ValidationMetric>& enum_names(ValidationMetric) {
 
 void TrainConfig::validate() const {
   // Paths and names hold no control characters: a NUL would end a path early, a newline split the
-  // log, and config.toml must read back (apps/common/toml_reader.cc refuses NUL).
+  // log, and config.toml must read back (nmt/core/toml_reader.cc refuses NUL).
   for_each_option(*this, [](const OptionDoc& doc, const auto& field) {
     if constexpr (std::is_same_v<std::decay_t<decltype(field)>, std::string>) {
       const auto bad = std::find_if(field.begin(), field.end(), is_control_character);

@@ -1,4 +1,4 @@
-#include "apps/common/toml_reader.h"
+#include "nmt/core/toml_reader.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include "nmt/core/toml_writer.h"
 #include "tests/test_util.h"
 
-namespace nmt::app {
+namespace nmt {
 namespace {
 
 using Kind = TomlEntry::Kind;
@@ -100,4 +100,4 @@ TEST(TomlReader, WrittenStringsReadBackExactly) {
 }
 
 }  // namespace
-}  // namespace nmt::app
+}  // namespace nmt

@@ -1,4 +1,4 @@
-#include "apps/common/toml_reader.h"
+#include "nmt/core/toml_reader.h"
 
 #include <cctype>
 #include <cstdint>
@@ -8,7 +8,7 @@
 #include "nmt/core/error.h"
 #include "nmt/data/utf8.h"
 
-namespace nmt::app {
+namespace nmt {
 namespace {
 
 bool is_bare_key_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; }
@@ -225,4 +225,4 @@ std::vector<TomlEntry> parse_toml_config(std::string_view text, const std::strin
   return entries;
 }
 
-}  // namespace nmt::app
+}  // namespace nmt

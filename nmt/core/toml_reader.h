@@ -1,4 +1,5 @@
-// The strict reader of the programs' TOML configuration files: the subset of TOML that options
+// The strict reader of TOML configuration: the programs' files, and the training configuration a
+// checkpoint carries (nmt-serve reads its data files' names): the subset of TOML that options
 // need (tables of key = value with one string, integer, float or boolean each), with errors that
 // name the file, the line and what is wrong. Arrays, inline tables, nested tables, multi-line
 // strings, duplicate keys, control characters and invalid UTF-8 are refused, never guessed at.
@@ -8,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace nmt::app {
+namespace nmt {
 
 struct TomlEntry {
   enum class Kind { string, integer, floating, boolean };
@@ -25,4 +26,4 @@ std::string to_string(TomlEntry::Kind kind);
 /// Throws nmt::ConfigError "SOURCE:LINE: ..." on the first problem. A UTF-8 byte-order mark is skipped.
 std::vector<TomlEntry> parse_toml_config(std::string_view text, const std::string& source);
 
-}  // namespace nmt::app
+}  // namespace nmt
