@@ -36,12 +36,12 @@ class EnsembleState : public DecoderState {
 
 }  // namespace
 
-// The ensemble with one batch's further segmentations: encode() reads them, step() is the ensemble's.
-class BoundEnsemble : public IncrementalDecoder {
+// The ensemble with one batch's further views: encode() reads them, step() is the ensemble's.
+class BatchEnsemble : public IncrementalDecoder {
  public:
-  BoundEnsemble(const EnsembleDecoder& ensemble, ExtraSources extra) : ensemble_(ensemble), extra_(std::move(extra)) {}
+  BatchEnsemble(const EnsembleDecoder& ensemble, SourceViewBatch batch) : ensemble_(ensemble), batch_(std::move(batch)) {}
   DecoderStatePtr encode(const at::Tensor& source, const at::Tensor& source_lengths) const override {
-    return ensemble_.encode_views(source, source_lengths, &extra_);
+    return ensemble_.encode_views(source, source_lengths, &batch_);
   }
   StepOutput step(const DecoderState& state, const at::Tensor& previous_tokens) const override {
     return ensemble_.step(state, previous_tokens);
@@ -51,24 +51,27 @@ class BoundEnsemble : public IncrementalDecoder {
 
  private:
   const EnsembleDecoder& ensemble_;
-  ExtraSources extra_;
+  SourceViewBatch batch_;
 };
 
-EnsembleDecoder::EnsembleDecoder(std::vector<Member> members, EnsembleMode mode)
-    : members_(std::move(members)), mode_(mode) {
+EnsembleDecoder::EnsembleDecoder(std::vector<Member> members, EnsembleMode mode, SourceViews views)
+    : members_(std::move(members)), mode_(mode), views_(std::move(views)) {
   if (members_.empty()) throw ConfigError("an ensemble needs at least one model");
-  std::set<std::size_t> views;
+  std::set<std::size_t> read;  // the views members read
   for (const Member& m : members_) {
     if (m.model->target_vocab_size() != members_.front().model->target_vocab_size()) {
       throw ConfigError("ensemble members have target vocabularies of " +
                         std::to_string(members_.front().model->target_vocab_size()) + " and " +
                         std::to_string(m.model->target_vocab_size()) + " pieces");
     }
-    views.insert(m.source_view);
+    read.insert(m.source_view);
   }
-  extra_views_ = views.empty() ? 0 : *views.rbegin();
-  if (views.size() != extra_views_ + 1 || *views.begin() != 0) {
-    throw Error("ensemble source views must be numbered 0 .. n without gaps (a bug of the caller)");
+  // Views 0 .. views_.size(), each read by some member (view 0 by the first, whose segmentation
+  // the translator's is).
+  if (read.size() != views_.size() + 1 || *read.rbegin() != views_.size() || members_.front().source_view != 0) {
+    throw Error("an ensemble with " + std::to_string(views_.size()) + " further source view(s) has members reading " +
+                std::to_string(read.size()) + " distinct view(s) up to view " + std::to_string(*read.rbegin()) +
+                "; the first member must read view 0 (a bug of the caller)");
   }
 }
 
@@ -79,12 +82,12 @@ bool EnsembleDecoder::has_attention() const {
   return false;
 }
 
-std::shared_ptr<const IncrementalDecoder> EnsembleDecoder::bind_extra_sources(ExtraSources extra) const {
-  if (extra.sources.size() != extra_views_ || extra.lengths.size() != extra_views_) {
-    throw Error("an ensemble reading " + std::to_string(extra_views_) + " further segmentations was given " +
-                std::to_string(extra.sources.size()) + " (a bug of the caller)");
+std::shared_ptr<const IncrementalDecoder> EnsembleDecoder::for_batch(SourceViewBatch batch) const {
+  if (batch.sources.size() != views_.size() || batch.lengths.size() != views_.size()) {
+    throw Error("an ensemble reading " + std::to_string(views_.size()) + " further source view(s) was given " +
+                std::to_string(batch.sources.size()) + " (a bug of the caller)");
   }
-  return std::make_shared<BoundEnsemble>(*this, std::move(extra));
+  return std::make_shared<BatchEnsemble>(*this, std::move(batch));
 }
 
 DecoderStatePtr EnsembleDecoder::encode(const at::Tensor& source, const at::Tensor& source_lengths) const {
@@ -92,10 +95,10 @@ DecoderStatePtr EnsembleDecoder::encode(const at::Tensor& source, const at::Tens
 }
 
 DecoderStatePtr EnsembleDecoder::encode_views(const at::Tensor& source, const at::Tensor& source_lengths,
-                                              const ExtraSources* extra) const {
-  if (extra_views_ > 0 && extra == nullptr) {
-    throw Error("an ensemble whose members read other source segmentations must be bound to a batch's "
-                "(bind_extra_sources) before encode (a bug of the caller)");
+                                              const SourceViewBatch* batch) const {
+  if (views_.size() > 0 && batch == nullptr) {
+    throw Error("an ensemble whose members read other source segmentations encodes a batch through "
+                "for_batch(), which is given the batch's views (a bug of the caller)");
   }
   std::vector<DecoderStatePtr> states;
   states.reserve(members_.size());
@@ -103,8 +106,8 @@ DecoderStatePtr EnsembleDecoder::encode_views(const at::Tensor& source, const at
     if (m.source_view == 0) {
       states.push_back(m.model->encode(source, source_lengths));
     } else {
-      const at::Tensor& view = extra->sources[m.source_view - 1];
-      states.push_back(m.model->encode(view.to(source.device()), extra->lengths[m.source_view - 1]));
+      const at::Tensor& view = batch->sources[m.source_view - 1];
+      states.push_back(m.model->encode(view.to(source.device()), batch->lengths[m.source_view - 1]));
     }
   }
   return std::make_shared<EnsembleState>(std::move(states));

@@ -5,8 +5,9 @@
 //   linear:     log p(y) = log(1/K sum_k p_k(y))            (fairseq, Sockeye; a distribution)
 // so greedy and beam search, n-best lists, penalties, forced decoding and batch invariance work
 // unchanged. Members share the target vocabulary; they may read the source with other subword
-// models: a member reads "view" v of the source, view 0 being the translator's own segmentation,
-// and the translator binds a batch's other views (bind_extra_sources) before searching it.
+// models: a member reads "view" v of the source (nmt/model/source_views.h), view 0 being the
+// translator's own segmentation; the ensemble owns the further views' subword models, and the
+// Translator segments a batch with them and searches the ensemble made for that batch (for_batch).
 // The attention is the mean of the members that read view 0 and have attention.
 #pragma once
 
@@ -17,6 +18,7 @@
 
 #include "nmt/core/enum_names.h"
 #include "nmt/model/incremental_decoder.h"
+#include "nmt/model/source_views.h"
 
 namespace nmt {
 
@@ -27,27 +29,32 @@ class EnsembleDecoder : public IncrementalDecoder {
  public:
   struct Member {
     const IncrementalDecoder* model;  // not owned; outlives the ensemble
-    std::size_t source_view = 0;      // 0: the translator's segmentation; v > 0: extra view v - 1
+    std::size_t source_view = 0;      // 0: the translator's segmentation; v > 0: views.tokenizer(v)
   };
-  /// At least one member; equal target vocabulary sizes (ConfigError otherwise); views numbered
-  /// 0 .. extra_source_count() without gaps.
-  EnsembleDecoder(std::vector<Member> members, EnsembleMode mode);
+  /// At least one member; equal target vocabulary sizes (ConfigError otherwise); every view of
+  /// `views` read by some member, and no member reading a view beyond them.
+  EnsembleDecoder(std::vector<Member> members, EnsembleMode mode, SourceViews views = {});
 
   DecoderStatePtr encode(const at::Tensor& source, const at::Tensor& source_lengths) const override;
   StepOutput step(const DecoderState& state, const at::Tensor& previous_tokens) const override;
   std::int64_t target_vocab_size() const override { return members_.front().model->target_vocab_size(); }
   bool has_attention() const override;
-  std::size_t extra_source_count() const override { return extra_views_; }
-  std::shared_ptr<const IncrementalDecoder> bind_extra_sources(ExtraSources extra) const override;
+
+  /// The segmentations the members read besides view 0. With any, encode() needs a batch's views:
+  /// search the decoder for_batch() gives instead.
+  const SourceViews& source_views() const { return views_; }
+  /// This ensemble for one batch, whose further views are `batch` (source_views().size() of them):
+  /// the decoder to search that batch with. It refers to this ensemble, which must outlive it.
+  std::shared_ptr<const IncrementalDecoder> for_batch(SourceViewBatch batch) const;
 
  private:
   DecoderStatePtr encode_views(const at::Tensor& source, const at::Tensor& source_lengths,
-                               const ExtraSources* extra) const;
-  friend class BoundEnsemble;
+                               const SourceViewBatch* batch) const;
+  friend class BatchEnsemble;
 
   std::vector<Member> members_;
   EnsembleMode mode_;
-  std::size_t extra_views_ = 0;
+  SourceViews views_;
 };
 
 }  // namespace nmt

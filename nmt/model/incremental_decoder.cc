@@ -4,8 +4,6 @@
 
 #include <utility>
 
-#include "nmt/core/error.h"
-
 namespace nmt {
 
 std::shared_ptr<const OutputSubset> IncrementalDecoder::output_subset(const at::Tensor& pieces) const {
@@ -17,10 +15,6 @@ StepLogits IncrementalDecoder::step_logits(const DecoderState& state, const at::
   StepOutput out = step(state, previous_tokens);
   return {out.log_probs.index_select(1, subset.pieces().to(out.log_probs.device())), std::move(out.attention),
           std::move(out.state)};
-}
-
-std::shared_ptr<const IncrementalDecoder> IncrementalDecoder::bind_extra_sources(ExtraSources) const {
-  throw Error("bind_extra_sources: this model reads no further segmentation of the source (a bug of the caller)");
 }
 
 }  // namespace nmt

@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <memory>
 #include <utility>
-#include <vector>
 
 namespace nmt {
 
@@ -52,13 +51,6 @@ class OutputSubset {
   at::Tensor pieces_;
 };
 
-/// One batch's source in the further segmentations a model reads (an ensemble whose members have
-/// other source subword models, nmt/model/ensemble_decoder.h): per view, tensors as encode() takes
-/// them, rows in the order of the batch given to encode().
-struct ExtraSources {
-  std::vector<at::Tensor> sources, lengths;
-};
-
 /// The incremental face of a translation model. Implementations are safe to step from several
 /// threads at once (the translator's workers share one model).
 class IncrementalDecoder {
@@ -77,12 +69,6 @@ class IncrementalDecoder {
   virtual std::int64_t target_vocab_size() const = 0;
   /// False for a model without attention (steps give no weights to keep, align or cover with).
   virtual bool has_attention() const { return true; }
-  /// How many further segmentations of each source encode() needs besides the one it is given (0
-  /// but for an ensemble whose members read the source with other subword models).
-  virtual std::size_t extra_source_count() const { return 0; }
-  /// This model for one batch, its further segmentations bound (extra_source_count() views): the
-  /// decoder to search that batch with. Only for models with extra_source_count() > 0.
-  virtual std::shared_ptr<const IncrementalDecoder> bind_extra_sources(ExtraSources extra) const;
 };
 
 }  // namespace nmt

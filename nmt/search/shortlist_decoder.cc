@@ -69,9 +69,6 @@ ShortlistDecoder::ShortlistDecoder(std::shared_ptr<const IncrementalDecoder> mod
                                    std::shared_ptr<const LexicalShortlist> shortlist)
     : model_(std::move(model)), shortlist_(std::move(shortlist)) {
   if (!model_ || !shortlist_) throw Error("ShortlistDecoder: no model or no shortlist (a bug of the caller)");
-  if (model_->extra_source_count() > 0) {
-    throw Error("ShortlistDecoder: bind the model's further source segmentations first (a bug of the caller)");
-  }
   if (shortlist_->target_vocab() != model_->target_vocab_size()) {
     throw ConfigError("the shortlist has " + std::to_string(shortlist_->target_vocab()) + " target pieces, the model " +
                       std::to_string(model_->target_vocab_size()));

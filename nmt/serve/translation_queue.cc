@@ -62,12 +62,11 @@ void TranslationTicket::fail(const std::string& message) {
 }
 
 TranslationQueue::TranslationQueue(const IncrementalDecoder& model, Tokenizer source_tokenizer,
-                                   Tokenizer target_tokenizer, std::vector<Tokenizer> extra_source_tokenizers,
-                                   c10::Device device, QueueOptions options, BatchObserver on_batch)
+                                   Tokenizer target_tokenizer, c10::Device device, QueueOptions options,
+                                   BatchObserver on_batch)
     : model_(model),
       source_tokenizer_(std::move(source_tokenizer)),
       target_tokenizer_(std::move(target_tokenizer)),
-      extra_source_tokenizers_(std::move(extra_source_tokenizers)),
       device_(device),
       options_(std::move(options)),
       on_batch_(std::move(on_batch)) {
@@ -76,7 +75,7 @@ TranslationQueue::TranslationQueue(const IncrementalDecoder& model, Tokenizer so
   batch_options_ = options_.translate;
   batch_options_.long_inputs = LongInputPolicy::truncate;  // submit() has applied reject
   // A Translator made now checks the model against the default settings before anything is served.
-  Translator(model_, source_tokenizer_, target_tokenizer_, options_.translate, device_, extra_source_tokenizers_);
+  Translator(model_, source_tokenizer_, target_tokenizer_, options_.translate, device_);
   const std::size_t count = options_.worker_count(device_);
   // Each worker's products on one core, as the Translator's own workers (core/blas_threads.h).
   if (count > 1) single_threaded_blas_.emplace();
@@ -195,8 +194,8 @@ Translator& TranslationQueue::translator_for(TranslatorCache& cache, const Reque
   TranslateOptions options = batch_options_;
   options.search = search.search;
   options.replace_unknown = search.replace_unknown;
-  auto translator = std::make_unique<Translator>(model_, source_tokenizer_, target_tokenizer_, std::move(options),
-                                                 device_, extra_source_tokenizers_);
+  auto translator =
+      std::make_unique<Translator>(model_, source_tokenizer_, target_tokenizer_, std::move(options), device_);
   cache.emplace_back(search, std::move(translator));
   return *cache.back().second;
 }

@@ -105,8 +105,7 @@ class TranslationQueue {
   /// The model (an inference form) and tokenizers as for Translator; they must outlive the queue.
   /// Starts the search workers.
   TranslationQueue(const IncrementalDecoder& model, Tokenizer source_tokenizer, Tokenizer target_tokenizer,
-                   std::vector<Tokenizer> extra_source_tokenizers, c10::Device device, QueueOptions options,
-                   BatchObserver on_batch = nullptr);
+                   c10::Device device, QueueOptions options, BatchObserver on_batch = nullptr);
   ~TranslationQueue();  // stop()
   TranslationQueue(const TranslationQueue&) = delete;
   TranslationQueue& operator=(const TranslationQueue&) = delete;
@@ -143,7 +142,6 @@ class TranslationQueue {
 
   const IncrementalDecoder& model_;
   Tokenizer source_tokenizer_, target_tokenizer_;
-  std::vector<Tokenizer> extra_source_tokenizers_;
   c10::Device device_;
   QueueOptions options_;
   TranslateOptions batch_options_;  // what each batch's Translator starts from

@@ -378,8 +378,7 @@ TranslationServer::TranslationServer(ServeOptions options) : state_(std::make_un
   const LoadedModel& first = s.loaded.members.front();
   s.options.queue.translate.search = s.options.search;
   s.queue = std::make_unique<TranslationQueue>(
-      s.loaded.decoder(), first.source_tokenizer, first.target_tokenizer, s.loaded.extra_source_tokenizers, s.device,
-      s.options.queue, [this](std::size_t sentences, double seconds) { state_->metrics.count_batch(sentences, seconds); });
+      s.loaded.decoder(), first.source_tokenizer, first.target_tokenizer, s.device, s.options.queue, [this](std::size_t sentences, double seconds) { state_->metrics.count_batch(sentences, seconds); });
   s.model = s.describe_model();
   s.http.new_task_queue = [threads = s.options.http_threads] {
     return new ConnectionPool(static_cast<std::size_t>(threads));

@@ -32,6 +32,7 @@ LoadedEnsemble load_models(const std::vector<std::string>& paths, TranslateEngin
   const LoadedModel& first = loaded.members.front();
   std::vector<EnsembleDecoder::Member> members;
   std::vector<const Tokenizer*> views{&first.source_tokenizer};
+  std::vector<Tokenizer> further_views;
   for (std::size_t i = 0; i < paths.size(); ++i) {
     const LoadedModel& m = loaded.members[i];
     if (m.target_tokenizer.model_bytes() != first.target_tokenizer.model_bytes()) {
@@ -44,11 +45,11 @@ LoadedEnsemble load_models(const std::vector<std::string>& paths, TranslateEngin
     while (view < views.size() && views[view]->model_bytes() != m.source_tokenizer.model_bytes()) ++view;
     if (view == views.size()) {
       views.push_back(&m.source_tokenizer);
-      loaded.extra_source_tokenizers.push_back(m.source_tokenizer);
+      further_views.push_back(m.source_tokenizer);
     }
     members.push_back({m.model.get(), view});
   }
-  loaded.ensemble = std::make_unique<EnsembleDecoder>(std::move(members), mode);
+  loaded.ensemble = std::make_unique<EnsembleDecoder>(std::move(members), mode, SourceViews(std::move(further_views)));
   return loaded;
 }
 

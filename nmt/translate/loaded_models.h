@@ -27,8 +27,7 @@ struct LoadedModel {
 /// each other source subword model is a further view.
 struct LoadedEnsemble {
   std::vector<LoadedModel> members;
-  std::unique_ptr<const EnsembleDecoder> ensemble;
-  std::vector<Tokenizer> extra_source_tokenizers;
+  std::unique_ptr<const EnsembleDecoder> ensemble;  // owns the further source views' subword models
   const IncrementalDecoder& decoder() const {
     return ensemble ? static_cast<const IncrementalDecoder&>(*ensemble) : *members.front().model;
   }

@@ -41,8 +41,7 @@ StreamSummary run_translate_job(TranslateJob job) {
     // Forced decoding scores the whole vocabulary: a given target may hold pieces of no list.
     if (job.score_targets.empty()) job.translate.shortlist = std::move(shortlist);
   }
-  Translator translator(loaded.decoder(), first.source_tokenizer, first.target_tokenizer, job.translate, device,
-                        loaded.extra_source_tokenizers);
+  Translator translator(loaded.decoder(), first.source_tokenizer, first.target_tokenizer, job.translate, device);
 
   TextLineReader reader(job.input);
   TextOutput out(job.output);

@@ -37,19 +37,18 @@ void TranslateOptions::validate() const {
 }
 
 Translator::Translator(const IncrementalDecoder& model, Tokenizer source_tokenizer, Tokenizer target_tokenizer,
-                       TranslateOptions options, c10::Device device, std::vector<Tokenizer> extra_source_tokenizers)
+                       TranslateOptions options, c10::Device device)
     : model_(model),
       source_tokenizer_(std::move(source_tokenizer)),
       target_tokenizer_(std::move(target_tokenizer)),
-      extra_source_tokenizers_(std::move(extra_source_tokenizers)),
       options_(std::move(options)),
       device_(device) {
   options_.validate();
-  if (extra_source_tokenizers_.size() != model_.extra_source_count()) {
-    throw ConfigError("the model reads " + std::to_string(model_.extra_source_count()) +
-                      " further source segmentation(s), the translator was given " +
-                      std::to_string(extra_source_tokenizers_.size()) + " subword model(s) for them");
-  }
+  // The one place where the kind of model matters here: an ensemble whose members read the source
+  // with other subword models needs each batch's text in those segmentations, which only text can
+  // give (view 0's ids lose what its vocabulary lacks). Search sees the step interface only.
+  const auto* ensemble = dynamic_cast<const EnsembleDecoder*>(&model_);
+  if (ensemble != nullptr && ensemble->source_views().size() > 0) ensemble_with_views_ = ensemble;
   if (options_.replace_unknown && !model_.has_attention()) {
     throw ConfigError("replace-unk needs attention weights, and the model has attention = none");
   }
@@ -81,31 +80,35 @@ std::vector<int> Translator::encode_source(const Tokenizer& tokenizer, const std
   return ids;
 }
 
-std::vector<std::vector<std::vector<int>>> Translator::encode_extra_sources(const std::vector<std::string>& sentences,
+std::vector<std::vector<std::vector<int>>> Translator::encode_further_views(const std::vector<std::string>& sentences,
                                                                             std::size_t first_line) const {
-  std::vector<std::vector<std::vector<int>>> views(extra_source_tokenizers_.size());
-  for (std::size_t v = 0; v < views.size(); ++v) {
-    const std::string name = " in the segmentation of " + extra_source_tokenizers_[v].name();
-    views[v].resize(sentences.size());
+  if (ensemble_with_views_ == nullptr) return {};
+  const SourceViews& views = ensemble_with_views_->source_views();
+  std::vector<std::vector<std::vector<int>>> ids(views.size());
+  for (std::size_t v = 1; v <= views.size(); ++v) {
+    const std::string name = " in the segmentation of " + views.tokenizer(v).name();
+    ids[v - 1].resize(sentences.size());
     for (std::size_t i = 0; i < sentences.size(); ++i) {
       bool truncated = false;
-      views[v][i] = encode_source(extra_source_tokenizers_[v], sentences[i], first_line + i, &truncated, name);
+      ids[v - 1][i] = encode_source(views.tokenizer(v), sentences[i], first_line + i, &truncated, name);
     }
   }
-  return views;
+  return ids;
 }
 
 std::shared_ptr<const IncrementalDecoder> Translator::model_for_batch(
-    const std::vector<std::vector<std::vector<int>>>& extra_ids, const std::vector<std::size_t>& order,
+    const std::vector<std::vector<std::vector<int>>>& view_ids, const std::vector<std::size_t>& order,
     std::size_t start, std::size_t end) const {
-  if (extra_ids.empty()) return std::shared_ptr<const IncrementalDecoder>(&model_, [](const IncrementalDecoder*) {});
-  ExtraSources extra;
-  for (const auto& view : extra_ids) {
-    SourceBatch batch = make_source_batch(view, order, start, end);
-    extra.sources.push_back(batch.source.to(device_));
-    extra.lengths.push_back(batch.lengths);
+  if (ensemble_with_views_ == nullptr) {
+    return std::shared_ptr<const IncrementalDecoder>(&model_, [](const IncrementalDecoder*) {});
   }
-  return model_.bind_extra_sources(std::move(extra));
+  SourceViewBatch views;
+  for (const auto& ids : view_ids) {
+    SourceBatch batch = make_source_batch(ids, order, start, end);
+    views.sources.push_back(batch.source.to(device_));
+    views.lengths.push_back(batch.lengths);
+  }
+  return ensemble_with_views_->for_batch(std::move(views));
 }
 
 TranslatedHypothesis Translator::finish(Hypothesis&& hypothesis, const std::vector<int>& source) const {
@@ -133,7 +136,7 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
     ids[i] = encode_source(sentences[i], first_line + i, &translations[i].truncated);
     lengths[i] = static_cast<std::int64_t>(ids[i].size());
   }
-  const auto extra_ids = encode_extra_sources(sentences, first_line);
+  const auto view_ids = encode_further_views(sentences, first_line);
   const std::vector<std::size_t> order = longest_first(lengths, /*keep_empty=*/false);
   const std::int64_t beam = options_.search.beam_size;
   // Workers need batches to share: when the budget gives fewer than four per worker, smaller
@@ -158,7 +161,7 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
     torch::NoGradGuard no_grad_here;  // grad mode is per thread
     const auto [start, end] = batches[b];
     const SourceBatch batch = make_source_batch(ids, order, start, end);
-    std::shared_ptr<const IncrementalDecoder> model = model_for_batch(extra_ids, order, start, end);
+    std::shared_ptr<const IncrementalDecoder> model = model_for_batch(view_ids, order, start, end);
     if (options_.shortlist) model = std::make_shared<ShortlistDecoder>(std::move(model), options_.shortlist);
     std::vector<std::vector<Hypothesis>> results = search_->search(*model, batch.source.to(device_), batch.lengths);
     std::int64_t tokens = 0;
@@ -208,7 +211,7 @@ std::vector<double> Translator::score(const std::vector<std::string>& sources, c
     target_ids[i] = target_tokenizer_.encode(targets[i]);
     lengths[i] = static_cast<std::int64_t>(source_ids[i].size() + target_ids[i].size());
   }
-  const auto extra_ids = encode_extra_sources(sources, first_line);
+  const auto view_ids = encode_further_views(sources, first_line);
   std::vector<double> scores(sources.size());
   if (tokens) tokens->assign(sources.size(), 0);
   const std::vector<std::size_t> order = longest_first(lengths, /*keep_empty=*/true);
@@ -216,7 +219,7 @@ std::vector<double> Translator::score(const std::vector<std::string>& sources, c
     const SourceBatch batch = make_source_batch(source_ids, order, start, end);
     std::vector<const std::vector<int>*> batch_targets;
     for (std::size_t i = start; i < end; ++i) batch_targets.push_back(&target_ids[order[i]]);
-    const auto model = model_for_batch(extra_ids, order, start, end);
+    const auto model = model_for_batch(view_ids, order, start, end);
     const at::Tensor total =
         forced_log_probs(*model, batch.source.to(device_), batch.lengths, make_target_batch(batch_targets).to(device_));
     for (std::size_t i = start; i < end; ++i) {

@@ -13,6 +13,7 @@
 
 #include "nmt/core/enum_names.h"
 #include "nmt/data/tokenizer.h"
+#include "nmt/model/ensemble_decoder.h"
 #include "nmt/model/incremental_decoder.h"
 #include "nmt/search/lexical_shortlist.h"
 #include "nmt/search/search_options.h"
@@ -63,12 +64,11 @@ using TranslateProgress = std::function<void(std::size_t sentences, std::int64_t
 
 class Translator {
  public:
-  /// The model (an inference form, Seq2Seq::for_inference) must be on `device` and outlive this.
-  /// `extra_source_tokenizers`: the subword models of the model's further source segmentations
-  /// (IncrementalDecoder::extra_source_count(), an ensemble's members with other source subword
-  /// models), in view order; ConfigError when their number differs.
+  /// The model (an inference form, Seq2Seq::for_inference, or an ensemble of them) must be on
+  /// `device` and outlive this. `source_tokenizer` segments the model's input (an ensemble's view 0;
+  /// members that read other segmentations get theirs from the views the ensemble owns).
   Translator(const IncrementalDecoder& model, Tokenizer source_tokenizer, Tokenizer target_tokenizer,
-             TranslateOptions options, c10::Device device, std::vector<Tokenizer> extra_source_tokenizers = {});
+             TranslateOptions options, c10::Device device);
 
   /// One Translation per sentence, in input order. An empty (or blank) line gives no hypotheses.
   /// `first_line`: the 1-based input line of sentences[0], for messages about long lines.
@@ -92,21 +92,22 @@ class Translator {
   std::vector<int> encode_source(const std::string& sentence, std::size_t line, bool* truncated) const {
     return encode_source(source_tokenizer_, sentence, line, truncated);
   }
-  /// The sentences in every further segmentation, per view ([view][sentence]; empty without one).
-  std::vector<std::vector<std::vector<int>>> encode_extra_sources(const std::vector<std::string>& sentences,
+  /// The sentences in the ensemble's further source views ([view - 1][sentence]; empty without).
+  std::vector<std::vector<std::vector<int>>> encode_further_views(const std::vector<std::string>& sentences,
                                                                   std::size_t first_line) const;
-  /// The decoder that searches the batch order[start, end): the model, or the model with the
-  /// batch's further segmentations bound.
+  /// The decoder that searches the batch order[start, end): the model, or, for an ensemble with
+  /// further views, the ensemble made for the batch's views.
   std::shared_ptr<const IncrementalDecoder> model_for_batch(
-      const std::vector<std::vector<std::vector<int>>>& extra_ids, const std::vector<std::size_t>& order,
+      const std::vector<std::vector<std::vector<int>>>& view_ids, const std::vector<std::size_t>& order,
       std::size_t start, std::size_t end) const;
   TranslatedHypothesis finish(Hypothesis&& hypothesis, const std::vector<int>& source) const;
   /// Threads for translate(): options_.workers, or one per core (at most 4); 1 off the CPU.
   std::size_t worker_count() const;
 
   const IncrementalDecoder& model_;
+  /// model_ as an ensemble whose members read further source views; null for any other model.
+  const EnsembleDecoder* ensemble_with_views_ = nullptr;
   Tokenizer source_tokenizer_, target_tokenizer_;
-  std::vector<Tokenizer> extra_source_tokenizers_;
   TranslateOptions options_;
   c10::Device device_;
   std::unique_ptr<const SearchStrategy> search_;  // chosen once from options_.search

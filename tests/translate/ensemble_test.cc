@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "nmt/core/error.h"
+#include "nmt/data/source_batching.h"
 #include "nmt/model/inference/inference_model.h"
 #include "nmt/model/seq2seq.h"
 #include "nmt/translate/translator.h"
@@ -172,11 +173,10 @@ TEST(Ensemble, MembersWithOtherSourceSubwordModelsReadTheirOwnSegmentation) {
   ASSERT_NE(tok.encode(kSentences[0]), other.encode(kSentences[0]));
   const auto a = random_model(tok, tok, 8);
   const auto b = random_model(other, tok, 9);
-  const EnsembleDecoder ensemble({{a.get(), 0}, {b.get(), 1}}, EnsembleMode::log_linear);
-  EXPECT_EQ(ensemble.extra_source_count(), 1u);
-  EXPECT_THROW_WITH(Translator(ensemble, tok, tok, options(1), at::kCPU), ConfigError, "1 further source segmentation");
-
-  Translator together(ensemble, tok, tok, options(3), at::kCPU, {other});
+  // The ensemble owns b's subword model: the Translator is given the ensemble and view 0's alone.
+  const EnsembleDecoder ensemble({{a.get(), 0}, {b.get(), 1}}, EnsembleMode::log_linear, SourceViews({other}));
+  ASSERT_EQ(ensemble.source_views().size(), 1u);
+  Translator together(ensemble, tok, tok, options(3), at::kCPU);
   Translator only_a(*a, tok, tok, options(3), at::kCPU);
   Translator only_b(*b, other, tok, options(3), at::kCPU);
   const auto sa = only_a.score(kSentences, kTargets);
@@ -187,8 +187,17 @@ TEST(Ensemble, MembersWithOtherSourceSubwordModelsReadTheirOwnSegmentation) {
 
   TranslateOptions one_by_one = options(3);
   one_by_one.max_sentences = 1;
-  Translator single(ensemble, tok, tok, one_by_one, at::kCPU, {other});
+  Translator single(ensemble, tok, tok, one_by_one, at::kCPU);
   expect_same(together.translate(kSentences), single.translate(kSentences));
+
+  // Search only ever sees the step interface: the ensemble itself, without a batch's views, is
+  // refused at encode, and views must match the members that read them.
+  const SourceBatch batch = make_source_batch({tok.encode(kSentences[0])}, {0}, 0, 1);
+  EXPECT_THROW_WITH(ensemble.encode(batch.source, batch.lengths), Error, "for_batch()");
+  EXPECT_THROW_WITH(EnsembleDecoder({{a.get(), 0}, {b.get(), 1}}, EnsembleMode::log_linear), Error,
+                    "0 further source view(s)");
+  EXPECT_THROW_WITH(EnsembleDecoder({{a.get(), 0}, {b.get(), 0}}, EnsembleMode::log_linear, SourceViews({other})),
+                    Error, "1 further source view(s)");
 }
 
 TEST(Ensemble, RefusesMembersWithOtherTargetVocabularies) {
