@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "nmt/kernels/kernels.h"
+#include "nmt/model/attention_normaliser.h"
 
 namespace nmt {
 namespace {
@@ -24,8 +25,8 @@ AttentionOutput AttentionImpl::forward(const at::Tensor& query, const at::Tensor
                                        const at::Tensor& mask) {
   TORCH_CHECK(memory.dim() == 3, "attention: memory must be [batch, src_len, 2H]");
   TORCH_CHECK(query.dim() == 2 && mask.dim() == 2, "attention: query must be [batch, D] and mask [batch, src_len]");
-  // -inf at padding before the softmax makes padded weights exactly zero (exp(-inf) = 0).
-  const at::Tensor weights = softmax_last(score(query, keys, mask));  // [batch, src_len]
+  // -inf at padding makes padded weights exactly zero (exp(-inf) = 0; below every threshold tau).
+  const at::Tensor weights = normalise_attention(score(query, keys, mask), normaliser_);  // [batch, src_len]
   return {weighted_context(weights, memory, at::Tensor()), weights};
 }
 
@@ -95,7 +96,9 @@ AttentionParts ConcatAttention::parts() const {
           energy_layer_->weight.squeeze(0)};
 }
 
-std::shared_ptr<AttentionImpl> make_attention(const ModelConfig& config) {
+namespace {
+
+std::shared_ptr<AttentionImpl> make_score(const ModelConfig& config) {
   const std::int64_t query = config.decoder_hidden_size, memory = 2 * config.encoder_hidden_size;
   switch (config.attention) {
     case AttentionType::bahdanau: return std::make_shared<BahdanauAttention>(query, memory, config.attention_size);
@@ -105,6 +108,14 @@ std::shared_ptr<AttentionImpl> make_attention(const ModelConfig& config) {
     case AttentionType::none: break;  // the decoder reads a fixed context instead
   }
   throw std::logic_error("make_attention: no attention module for attention = " + name_of(config.attention));
+}
+
+}  // namespace
+
+std::shared_ptr<AttentionImpl> make_attention(const ModelConfig& config) {
+  std::shared_ptr<AttentionImpl> attention = make_score(config);
+  attention->set_normaliser(config.attention_normaliser);
+  return attention;
 }
 
 }  // namespace nmt

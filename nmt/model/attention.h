@@ -3,7 +3,8 @@
 //   Luong dot                   e_j = q^T h_j   (q^T P h_j if D != 2H)  Luong et al. 2015, 3.1
 //   Luong general               e_j = q^T W h_j
 //   Luong concat                e_j = v^T tanh(W [q; h_j])
-//   a = softmax(e) over real source positions; context c = sum_j a_j h_j.
+//   a = softmax(e) over real source positions (or sparsemax, 1.5-entmax: attention_normaliser.h);
+//   context c = sum_j a_j h_j.
 // The query q is the decoder state: s_{t-1} in Bahdanau-style decoders, s_t in Luong style.
 // The parts that depend only on the source (U h_j, P h_j, W h_j, the h_j half of W [q; h_j]) are the
 // "keys", computed once per sentence by precompute_keys() and carried in the decoder state, so
@@ -49,6 +50,13 @@ class AttentionImpl : public torch::nn::Module {
 
   /// This score's parameters in the common form above (views of the parameters).
   virtual AttentionParts parts() const = 0;
+
+  /// How forward() turns scores into weights: softmax unless make_attention says otherwise.
+  AttentionNormaliser normaliser() const { return normaliser_; }
+  void set_normaliser(AttentionNormaliser normaliser) { normaliser_ = normaliser; }
+
+ private:
+  AttentionNormaliser normaliser_ = AttentionNormaliser::softmax;
 };
 
 /// Bahdanau: query_layer W [A, D], key_layer U [A, 2H], energy_layer v [1, A]; no biases.
@@ -101,7 +109,7 @@ class ConcatAttention : public AttentionImpl {
   torch::nn::Linear concat_layer_{nullptr}, energy_layer_{nullptr};
 };
 
-/// The attention the config names, with query size D and memory size 2H.
+/// The attention the config names, with query size D and memory size 2H, and its normaliser.
 std::shared_ptr<AttentionImpl> make_attention(const ModelConfig& config);
 
 }  // namespace nmt

@@ -30,6 +30,10 @@ std::string attention_file(const ModelConfig& config) {
   throw Error("internal: unknown attention type");
 }
 
+std::string normaliser_file(const ModelConfig& config) {
+  return "normaliser_" + name_of(config.attention_normaliser) + ".py";
+}
+
 // One GRU layer's parameters in nn.GRU's names, e.g. "self.model.encoder.rnn.weight_ih_l0_reverse".
 std::string gru_parameters(const std::string& module, std::int64_t layer, const std::string& suffix) {
   std::string list;
@@ -66,7 +70,7 @@ std::string accessors(const ModelConfig& config) {
 }  // namespace
 
 std::string checkpoint_program(const ModelConfig& config) {
-  return file("model.py") + file(attention_file(config)) +
+  return file("model.py") + file(attention_file(config)) + file(normaliser_file(config)) +
          file(config.decoder_style == DecoderStyle::bahdanau ? "decoder_bahdanau.py" : "decoder_luong.py") +
          file(config.bridge == BridgeType::linear ? "bridge_linear.py" : "bridge_zero.py") + accessors(config);
 }

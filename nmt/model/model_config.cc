@@ -34,6 +34,14 @@ const EnumNames<BridgeType>& enum_names(BridgeType) {
   return names;
 }
 
+const EnumNames<AttentionNormaliser>& enum_names(AttentionNormaliser) {
+  static const EnumNames<AttentionNormaliser> names(
+      "attention normaliser", {{AttentionNormaliser::softmax, "softmax"},
+                               {AttentionNormaliser::sparsemax, "sparsemax"},
+                               {AttentionNormaliser::entmax15, "entmax15"}});
+  return names;
+}
+
 void ModelConfig::validate() const {
   require_positive(source_vocab_size, "source_vocab_size");
   require_positive(target_vocab_size, "target_vocab_size");
@@ -43,6 +51,10 @@ void ModelConfig::validate() const {
   require_positive(decoder_hidden_size, "decoder_hidden_size");
   require_positive(decoder_layers, "decoder_layers");
   require_positive(attention_size, "attention_size");
+  if (!has_attention() && attention_normaliser != AttentionNormaliser::softmax) {
+    throw ConfigError("model.attention-normaliser " + name_of(attention_normaliser) +
+                      " needs attention; model.attention is none");
+  }
   if (!(dropout >= 0.0 && dropout < 1.0)) {
     throw ConfigError("model.dropout must be in [0, 1), got " + std::to_string(dropout));
   }
@@ -53,7 +65,7 @@ void ModelConfig::validate() const {
 }
 
 std::string ModelConfig::to_json() const {
-  const nlohmann::ordered_json json = {
+  nlohmann::ordered_json json = {
       {"source_vocab_size", source_vocab_size},
       {"target_vocab_size", target_vocab_size},
       {"embedding_size", embedding_size},
@@ -68,6 +80,7 @@ std::string ModelConfig::to_json() const {
       {"dropout", dropout},
       {"share_embeddings", share_embeddings},
       {"tie_output_embedding", tie_output_embedding}};
+  if (attention_normaliser != AttentionNormaliser::softmax) json["attention_normaliser"] = name_of(attention_normaliser);
   return json.dump();
 }
 
@@ -80,7 +93,9 @@ ModelConfig ModelConfig::from_json(const std::string& text) {
                                          "decoder_layers", "attention_size", "attention", "decoder_style",
                                          "bridge", "dropout", "share_embeddings", "tie_output_embedding"};
     for (const auto& item : json.items()) {
-      if (!known.count(item.key())) throw DataError("model config: unknown key '" + item.key() + "'");
+      if (!known.count(item.key()) && item.key() != "attention_normaliser") {
+        throw DataError("model config: unknown key '" + item.key() + "'");
+      }
     }
     for (const auto& key : known) {
       if (!json.contains(key)) throw DataError("model config: missing key '" + key + "'");
@@ -99,6 +114,9 @@ ModelConfig ModelConfig::from_json(const std::string& text) {
     config.dropout = json.at("dropout").get<double>();
     config.share_embeddings = json.at("share_embeddings").get<bool>();
     config.tie_output_embedding = json.at("tie_output_embedding").get<bool>();
+    if (json.contains("attention_normaliser")) {  // absent: softmax, as every checkpoint before it
+      config.attention_normaliser = parse_enum<AttentionNormaliser>(json.at("attention_normaliser").get<std::string>());
+    }
   } catch (const nlohmann::json::exception& e) {
     throw DataError(std::string("model config: ") + e.what());
   } catch (const ConfigError& e) {

@@ -14,10 +14,14 @@ namespace nmt {
 enum class AttentionType { bahdanau, dot, general, concat, none };
 enum class DecoderStyle { bahdanau, luong };
 enum class BridgeType { zero, linear };
+/// How scores become weights (nmt/model/attention_normaliser.h): softmax, or sparsemax and
+/// 1.5-entmax, which give exact zeros.
+enum class AttentionNormaliser { softmax, sparsemax, entmax15 };
 
 const EnumNames<AttentionType>& enum_names(AttentionType);  // bahdanau, dot, general, concat, none
 const EnumNames<DecoderStyle>& enum_names(DecoderStyle);    // bahdanau, luong
 const EnumNames<BridgeType>& enum_names(BridgeType);        // zero, linear
+const EnumNames<AttentionNormaliser>& enum_names(AttentionNormaliser);  // softmax, sparsemax, entmax15
 
 struct ModelConfig {
   std::int64_t source_vocab_size = 8000;
@@ -30,6 +34,8 @@ struct ModelConfig {
   std::int64_t attention_size = 256;       // A: hidden layer of the bahdanau and concat scores
   AttentionType attention = AttentionType::bahdanau;
   bool has_attention() const { return attention != AttentionType::none; }
+  /// Stored only when not softmax, so that checkpoints of softmax models read as before everywhere.
+  AttentionNormaliser attention_normaliser = AttentionNormaliser::softmax;
   DecoderStyle decoder_style = DecoderStyle::bahdanau;
   BridgeType bridge = BridgeType::linear;  // decoder's initial state: zeros, or tanh(W [fwd; bwd])
   double dropout = 0.3;                    // embeddings, between GRU layers, before the output layer

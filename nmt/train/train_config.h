@@ -153,6 +153,9 @@ void model(Config& c, Visitor& visit) {
   visit(OptionDoc{"model.decoder-layers", "Decoder GRU layers"}, m.decoder_layers);
   visit(OptionDoc{"model.attention-size", "A, for bahdanau and concat scores"}, m.attention_size);
   visit(OptionDoc{"model.attention", "Attention score (none: no attention, the plain encoder-decoder)"}, m.attention);
+  visit(OptionDoc{"model.attention-normaliser",
+                  "Scores to weights: softmax, or sparsemax and 1.5-entmax with exact zeros"},
+        m.attention_normaliser);
   visit(OptionDoc{"model.decoder-style", "Decoder style"}, m.decoder_style);
   visit(OptionDoc{"model.bridge", "Decoder's initial state: zeros, or tanh(W [fwd_n; bwd_1])"}, m.bridge);
   visit(OptionDoc{"model.dropout", "Dropout rate"}, m.dropout);

@@ -100,6 +100,9 @@ class Reference:
 
     def __init__(self, config, params):
         c, p = config, params
+        if c.get("attention_normaliser", "softmax") != "softmax":  # absent in softmax checkpoints
+            raise ValueError("the reference implements softmax attention only; this model's attention normaliser is "
+                             + c["attention_normaliser"])
         self.c, self.p = c, p
         E, H, D = c["embedding_size"], c["encoder_hidden_size"], c["decoder_hidden_size"]
         self.R = E if c["tie_output_embedding"] else D

@@ -21,13 +21,15 @@ namespace {
 
 const c10::Device kCpu(c10::kCPU);
 
-using Combination = std::tuple<AttentionType, DecoderStyle, std::int64_t>;
+using Combination = std::tuple<AttentionType, DecoderStyle, std::int64_t, AttentionNormaliser>;
 
 class EveryArchitecture : public ::testing::TestWithParam<Combination> {
  protected:
   ModelConfig config() const {
-    const auto [attention, style, layers] = GetParam();
-    return test::tiny_config(attention, style, layers);
+    const auto [attention, style, layers, normaliser] = GetParam();
+    ModelConfig c = test::tiny_config(attention, style, layers);
+    c.attention_normaliser = normaliser;
+    return c;
   }
 };
 
@@ -42,8 +44,9 @@ class EveryArchitecture : public ::testing::TestWithParam<Combination> {
 }
 
 std::string combination_name(const ::testing::TestParamInfo<Combination>& info) {
-  const auto [attention, style, layers] = info.param;
-  return name_of(attention) + "_" + name_of(style) + "_" + std::to_string(layers) + "layers";
+  const auto [attention, style, layers, normaliser] = info.param;
+  return name_of(attention) + "_" + name_of(style) + "_" + std::to_string(layers) + "layers" +
+         (normaliser == AttentionNormaliser::softmax ? "" : "_" + name_of(normaliser));
 }
 
 TEST_P(EveryArchitecture, ShapesOfBothFaces) {
@@ -257,7 +260,15 @@ INSTANTIATE_TEST_SUITE_P(All, EveryArchitecture,
                                                               AttentionType::general, AttentionType::concat,
                                                               AttentionType::none),
                                             ::testing::Values(DecoderStyle::bahdanau, DecoderStyle::luong),
-                                            ::testing::Values(1, 2)),
+                                            ::testing::Values(1, 2), ::testing::Values(AttentionNormaliser::softmax)),
+                         combination_name);
+// The sparse normalisers with the additive and the general score, in both styles.
+INSTANTIATE_TEST_SUITE_P(Sparse, EveryArchitecture,
+                         ::testing::Combine(::testing::Values(AttentionType::bahdanau, AttentionType::general),
+                                            ::testing::Values(DecoderStyle::bahdanau, DecoderStyle::luong),
+                                            ::testing::Values(1),
+                                            ::testing::Values(AttentionNormaliser::sparsemax,
+                                                              AttentionNormaliser::entmax15)),
                          combination_name);
 
 // A tiny model learns 20 sentence pairs by heart, for each attention type (and the style that
@@ -411,6 +422,24 @@ TEST(ModelConfig, JsonRoundTripAndErrors) {
   c.decoder_layers = 0;
   EXPECT_THROW_WITH(c.validate(), ConfigError, "model.decoder_layers");
   EXPECT_THROW_WITH(Seq2Seq{c}, ConfigError, "model.decoder_layers");
+}
+
+// The normaliser is written only when it is not softmax: a softmax model's config reads as before
+// (and in an nmt that predates the key), and a config without it, every older checkpoint's, is softmax.
+TEST(ModelConfig, AttentionNormaliserIsStoredOnlyWhenNotSoftmax) {
+  ModelConfig c = test::tiny_config(AttentionType::general, DecoderStyle::luong, 1);
+  EXPECT_EQ(c.to_json().find("attention_normaliser"), std::string::npos);
+  EXPECT_EQ(ModelConfig::from_json(c.to_json()).attention_normaliser, AttentionNormaliser::softmax);
+  for (const auto normaliser : {AttentionNormaliser::sparsemax, AttentionNormaliser::entmax15}) {
+    c.attention_normaliser = normaliser;
+    EXPECT_NE(c.to_json().find("\"attention_normaliser\":\"" + name_of(normaliser) + "\""), std::string::npos);
+    EXPECT_EQ(ModelConfig::from_json(c.to_json()), c);
+  }
+  std::string bad = c.to_json();
+  bad.replace(bad.find("\"entmax15\""), 10, "\"entmax2\"");
+  EXPECT_THROW_WITH(ModelConfig::from_json(bad), DataError, "unknown attention normaliser 'entmax2'");
+  c.attention = AttentionType::none;
+  EXPECT_THROW_WITH(c.validate(), ConfigError, "model.attention-normaliser entmax15 needs attention");
 }
 
 // --model.encoder-hidden-size 200000 once printed a 27-line C++ backtrace: 3 x 200000^2 floats

@@ -3,7 +3,7 @@
 //   keys    k_j = K h_j          (K: U, P, W or W[:, D:]; h_j itself for dot with D = 2H)
 //   query   q'  = Q q            (Q: W or W[:, :D] for the additive scores; q itself otherwise)
 //   scores  e_j = v^T tanh(q' + k_j)  (Bahdanau, concat)  or  q'^T k_j  (dot, general)
-//   a = softmax(e) over the real positions.
+//   a = softmax(e) over the real positions (or the model's sparse normaliser, attention_normaliser.h).
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -16,7 +16,7 @@ namespace nmt {
 
 class InferenceAttention {
  public:
-  InferenceAttention(const AttentionParts& parts, const c10::Device& device);
+  InferenceAttention(const AttentionParts& parts, AttentionNormaliser normaliser, const c10::Device& device);
 
   /// memory [sources, src_len, 2H] -> keys [sources, src_len, K].
   at::Tensor keys(const at::Tensor& memory) const;
@@ -31,6 +31,7 @@ class InferenceAttention {
   PackedLinear key_layer_;    // undefined: keys are the memory itself
   PackedLinear query_layer_;  // undefined: the query as it is
   at::Tensor v_;              // [K]; undefined: dot scores
+  AttentionNormaliser normaliser_;
 };
 
 }  // namespace nmt

@@ -10,7 +10,9 @@ namespace nmt {
 InferenceDecoder::InferenceDecoder(const DecoderImpl& decoder, const ModelConfig& config,
                                    const at::Tensor& target_embedding, const c10::Device& device)
     : config_(config), layout_(decoder.layout()), gates_(3 * config.decoder_hidden_size) {
-  if (decoder.attention() != nullptr) attention_.emplace(decoder.attention()->parts(), device);
+  if (decoder.attention() != nullptr) {
+    attention_.emplace(decoder.attention()->parts(), decoder.attention()->normaliser(), device);
+  }
   for (std::size_t l = 0; l < decoder.layers().size(); ++l) {
     const GruWeights& w = decoder.layers()[l];
     layers_.push_back({l == 0 ? PackedLinear() : PackedLinear(w.weight_ih, w.bias_ih, device),

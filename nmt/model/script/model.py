@@ -7,6 +7,7 @@
 # module's attributes and its other methods only (no torch.nn.functional, no math). It is one of
 # several fragments (nmt/model/checkpoint_program.cc puts them together for a model's config):
 #   attention_<kind>.py  _attention_keys(memory, final), _attend(query, memory, keys, mask)
+#   normaliser_<kind>.py _normalise(scores) (scores to weights: softmax, sparsemax, entmax15)
 #   decoder_<style>.py   _decode(...) (one decoder step), _initial_feed(batch)
 #   bridge_<kind>.py     _initial_hidden(final)
 # and accessors generated for the config (the layers' parameter lists, tied or shared matrices):
@@ -96,8 +97,8 @@ def encode(self, src: Tensor, src_lengths: Tensor) -> List[Tensor]:
 
 
 def _context(self, scores: Tensor, memory: Tensor, mask: Tensor) -> Tuple[Tensor, Tensor]:
-    # a = softmax(e) with e_j = -inf at padding (padded weights are exactly 0); c = sum_j a_j h_j.
-    weights = torch.softmax(scores.masked_fill(~mask, float("-inf")), 1)
+    # a = normalise(e) with e_j = -inf at padding (padded weights are exactly 0); c = sum_j a_j h_j.
+    weights = self._normalise(scores.masked_fill(~mask, float("-inf")))
     return torch.bmm(weights.unsqueeze(1), memory).squeeze(1), weights
 
 

@@ -1,0 +1,149 @@
+// The attention normalisers (nmt/model/attention_normaliser.h) against values worked by hand, their
+// exact zeros, padding and batch invariance bit for bit, and their gradients against finite
+// differences.
+#include "nmt/model/attention_normaliser.h"
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+#include <torch/autograd.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+// A namespace of its own: the unity build puts this file in one unit with others.
+namespace nmt::normaliser_test {
+namespace {
+
+const double kInf = std::numeric_limits<double>::infinity();
+
+at::Tensor row(std::vector<double> values) { return at::tensor(values, at::kDouble).unsqueeze(0); }
+
+void expect_row(const at::Tensor& weights, const std::vector<double>& expected, double tolerance = 1e-12) {
+  ASSERT_EQ(weights.size(-1), static_cast<std::int64_t>(expected.size()));
+  for (std::size_t j = 0; j < expected.size(); ++j) {
+    EXPECT_NEAR(weights[0][static_cast<std::int64_t>(j)].item<double>(), expected[j], tolerance) << "column " << j;
+  }
+}
+
+// Worked by hand: sort, find the largest k with 1 + k z_(k) > sum_{j<=k} z_(j), tau = (that sum - 1) / k.
+TEST(Sparsemax, ValuesWorkedByHand) {
+  // [0.5, 0.2, -1]: k = 2 (1 + 2 * 0.2 = 1.4 > 0.7; 1 - 3 = -2 < -0.3), tau = (0.7 - 1) / 2 = -0.15.
+  expect_row(sparsemax_last(row({0.5, 0.2, -1})), {0.65, 0.35, 0});
+  // [3, 0, 0]: k = 1 (1 + 0 > 3 fails), tau = 2: all the weight on the first.
+  expect_row(sparsemax_last(row({3, 0, 0})), {1, 0, 0});
+  // Ties: [1, 1, 0] gives k = 2 and tau = 0.5; three equal scores give a third each.
+  expect_row(sparsemax_last(row({1, 1, 0})), {0.5, 0.5, 0});
+  expect_row(sparsemax_last(row({2, 2, 2})), {1.0 / 3, 1.0 / 3, 1.0 / 3});
+  // Shifting every score changes nothing.
+  expect_row(sparsemax_last(row({100.5, 100.2, 99})), {0.65, 0.35, 0}, 1e-12);
+}
+
+// Worked by hand with x = z / 2: tau_k = m_k - sqrt((1 - s_k) / k), the largest k with tau_k <= x_(k).
+TEST(Entmax15, ValuesWorkedByHand) {
+  // [1, 0]: x = [0.5, 0]; k = 2: m = 0.25, s = 0.125, tau = 0.25 - sqrt(0.4375).
+  const double tau = 0.25 - std::sqrt(0.4375);
+  expect_row(entmax15_last(row({1, 0})), {(0.5 - tau) * (0.5 - tau), tau * tau});
+  // [4, 0]: x = [2, 0]; k = 2 has (1 - s) / k < 0, so k = 1, tau = 1: [1, 0], an exact zero.
+  expect_row(entmax15_last(row({4, 0})), {1, 0});
+  // [2, 0]: the boundary, k = 2 with tau = 0 = x_(2): [1, 0].
+  expect_row(entmax15_last(row({2, 0})), {1, 0});
+  // Ties: equal scores share equally.
+  expect_row(entmax15_last(row({0.3, 0.3, 0.3, 0.3})), {0.25, 0.25, 0.25, 0.25});
+}
+
+TEST(AttentionNormaliser, SumToOneWithExactZerosWhereSoftmaxHasNone) {
+  at::manual_seed(3);
+  const at::Tensor scores = at::randn({16, 23}, at::kDouble) * 3;
+  for (const auto normaliser :
+       {AttentionNormaliser::softmax, AttentionNormaliser::sparsemax, AttentionNormaliser::entmax15}) {
+    SCOPED_TRACE(name_of(normaliser));
+    const at::Tensor weights = normalise_attention(scores, normaliser);
+    EXPECT_TRUE(at::allclose(weights.sum(-1), at::ones({16}, at::kDouble), 0, 1e-12));
+    EXPECT_TRUE((weights >= 0).all().item<bool>());
+    const std::int64_t zeros = (weights == 0).sum().item<std::int64_t>();
+    if (normaliser == AttentionNormaliser::softmax) {
+      EXPECT_EQ(zeros, 0);
+    } else {
+      EXPECT_GT(zeros, 16 * 23 / 2) << "scores of spread 3 leave most positions out";
+      // Every position with a weight scores above every position without one, row by row.
+      const at::Tensor lowest_in = at::where(weights > 0, scores, at::full_like(scores, kInf)).amin(-1);
+      const at::Tensor highest_out = at::where(weights == 0, scores, at::full_like(scores, -kInf)).amax(-1);
+      EXPECT_TRUE((lowest_in > highest_out).all().item<bool>());
+    }
+  }
+  // sparsemax is sparser than 1.5-entmax, which is sparser than softmax.
+  EXPECT_GT((sparsemax_last(scores) == 0).sum().item<std::int64_t>(),
+            (entmax15_last(scores) == 0).sum().item<std::int64_t>());
+}
+
+// Padding (-inf) gets weight 0 and changes nothing else, bit for bit, in float and double; a row's
+// weights do not depend on the other rows of its batch.
+TEST(AttentionNormaliser, PaddingAndBatchInvarianceBitForBit) {
+  at::manual_seed(5);
+  for (const auto type : {at::kFloat, at::kDouble}) {
+    for (const auto normaliser :
+         {AttentionNormaliser::softmax, AttentionNormaliser::sparsemax, AttentionNormaliser::entmax15}) {
+      SCOPED_TRACE(name_of(normaliser));
+      const std::vector<std::int64_t> lengths = {9, 3, 17, 1, 12};
+      at::Tensor batch = at::full({5, 17}, -kInf, at::TensorOptions().dtype(type));
+      std::vector<at::Tensor> alone;
+      for (std::size_t i = 0; i < lengths.size(); ++i) {
+        const at::Tensor scores = at::randn({1, lengths[i]}, at::TensorOptions().dtype(type)) * 2;
+        batch[static_cast<std::int64_t>(i)].narrow(0, 0, lengths[i]).copy_(scores[0]);
+        alone.push_back(normalise_attention(scores, normaliser));
+      }
+      const at::Tensor together = normalise_attention(batch, normaliser);
+      for (std::size_t i = 0; i < lengths.size(); ++i) {
+        const at::Tensor r = together[static_cast<std::int64_t>(i)];
+        EXPECT_TRUE(at::equal(r.narrow(0, 0, lengths[i]), alone[i][0])) << "row " << i;
+        EXPECT_TRUE((r.narrow(0, lengths[i], 17 - lengths[i]) == 0).all().item<bool>()) << "row " << i;
+      }
+    }
+  }
+}
+
+// Central finite differences in double precision against autograd, through the support (scores
+// spread so that no score sits on the edge of it) and through padding (whose gradient is 0).
+TEST(AttentionNormaliser, GradientsMatchFiniteDifferences) {
+  at::manual_seed(7);
+  for (const auto normaliser : {AttentionNormaliser::sparsemax, AttentionNormaliser::entmax15}) {
+    SCOPED_TRACE(name_of(normaliser));
+    at::Tensor scores = at::randn({4, 9}, at::kDouble);
+    scores[1].narrow(0, 6, 3).fill_(-kInf);
+    scores.requires_grad_(true);
+    const at::Tensor probe = at::randn({4, 9}, at::kDouble);
+    const auto loss = [&] { return (normalise_attention(scores, normaliser) * probe).sum(); };
+    const at::Tensor grad = torch::autograd::grad({loss()}, {scores})[0];
+    ASSERT_FALSE(grad.isnan().any().item<bool>());
+    at::NoGradGuard no_grad;
+    const double eps = 1e-6;
+    std::int64_t in_support = 0;
+    for (std::int64_t b = 0; b < 4; ++b) {
+      for (std::int64_t j = 0; j < 9; ++j) {
+        const double original = scores[b][j].item<double>();
+        if (std::isinf(original)) {
+          EXPECT_EQ(grad[b][j].item<double>(), 0) << b << "," << j;
+          continue;
+        }
+        scores[b][j] = original + eps;
+        const double plus = loss().item<double>();
+        scores[b][j] = original - eps;
+        const double minus = loss().item<double>();
+        scores[b][j] = original;
+        const double numeric = (plus - minus) / (2 * eps);
+        EXPECT_NEAR(grad[b][j].item<double>(), numeric, 1e-7 + 1e-6 * std::abs(numeric)) << b << "," << j;
+        if (grad[b][j].item<double>() != 0) ++in_support;
+      }
+    }
+    EXPECT_GT(in_support, 4) << "the check must pass through some support";
+  }
+}
+
+TEST(AttentionNormaliser, NamesParseAndPrint) {
+  EXPECT_EQ(enum_names(AttentionNormaliser::softmax).parse("entmax15"), AttentionNormaliser::entmax15);
+  EXPECT_EQ(enum_names(AttentionNormaliser::softmax).name(AttentionNormaliser::sparsemax), "sparsemax");
+}
+
+}  // namespace
+}  // namespace nmt::normaliser_test
