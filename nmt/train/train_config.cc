@@ -95,6 +95,8 @@ void TrainConfig::validate() const {
   require_option(train.clip_norm >= 0, "train.clip-norm", ">= 0 (0: no clipping)", str(train.clip_norm));
   require_option(train.sampling_alpha >= 0 && train.sampling_alpha <= 1, "train.sampling-alpha", "in [0, 1] (0: off)",
           str(train.sampling_alpha));
+  require_option(train.word_dropout >= 0 && train.word_dropout < 1, "train.word-dropout", "in [0, 1) (0: off)",
+                 str(train.word_dropout));
   require_option(train.ema_decay >= 0 && train.ema_decay < 1, "train.ema-decay", "in [0, 1) (0: off)",
                  str(train.ema_decay));
   require_option(train.log_every >= 1, "train.log-every", ">= 1", std::to_string(train.log_every));

@@ -51,6 +51,7 @@ struct TrainingOptions {
   double label_smoothing = 0.1;
   double clip_norm = 1.0;
   double sampling_alpha = 0;
+  double word_dropout = 0;  // nmt/train/word_dropout.h
   std::int64_t log_every = 100;
   std::int64_t max_bad_batches = 10;
   bool amp = false;
@@ -175,6 +176,9 @@ void train(Config& c, Visitor& visit) {
   visit(OptionDoc{"train.sampling-alpha",
                   "Subword sampling of training sources and targets: alpha (0: off)"},
         t.sampling_alpha);
+  visit(OptionDoc{"train.word-dropout",
+                  "Replace whole source and decoder-input tokens by <unk> at this rate (0: off)"},
+        t.word_dropout);
   visit(OptionDoc{"train.log-every", "Steps between progress lines"}, t.log_every);
   visit(OptionDoc{"train.max-bad-batches", "Stop after this many non-finite batches in a row"}, t.max_bad_batches);
   visit(OptionDoc{"train.amp", "bfloat16 autocast (CUDA only)"}, t.amp);

@@ -14,6 +14,7 @@
 #include "nmt/train/autocast.h"
 #include "nmt/train/loss.h"
 #include "nmt/train/optimizer.h"
+#include "nmt/train/word_dropout.h"
 
 namespace nmt {
 
@@ -33,7 +34,10 @@ StepOutcome Trainer::Impl::train_step(const SignalGuard& signals) {
   const bool overlap = gradient_sync && config.dist.overlap && !share.batches.empty();
   double step_loss = 0, step_nll = 0;
   for (std::size_t i = 0; i < share.batches.size(); ++i) {
-    const Batch batch = share.batches[i].to(device);
+    // Word dropout keyed by the epoch the step ends in (state.position: the same on every rank and
+    // after a resume) and each sentence's corpus index.
+    const Batch batch =
+        drop_words(share.batches[i], config.train.word_dropout, config.seed, state.position.epoch).to(device);
     at::Tensor loss;
     {
       AutocastGuard autocast(config.train.amp);

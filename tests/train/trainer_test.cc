@@ -97,6 +97,30 @@ TEST(Trainer, ResumeIsBitIdentical) {
   EXPECT_FALSE(at::equal(at_10.at("decoder.readout.weight"), split.at("decoder.readout.weight")));
 }
 
+// Word dropout's draws depend on the sentence and the epoch, never on a generator a resume would
+// have to restore: a resumed run is the straight run bit for bit, and the option does change training.
+TEST(Trainer, WordDropoutResumesBitForBit) {
+  test::TempDir dir;
+  const auto with_dropout = [&](const std::string& name, std::int64_t steps) {
+    TrainConfig c = toy_config(dir, name, steps);
+    c.train.word_dropout = 0.2;
+    return c;
+  };
+  Trainer(with_dropout("straight", 20)).run();
+  Trainer(with_dropout("split", 10)).run();
+  TrainConfig second_half = with_dropout("split", 20);
+  second_half.resume = true;
+  Trainer(second_half).run();
+  Trainer(toy_config(dir, "without", 20)).run();
+  const auto straight = final_parameters(dir.path("straight"), 20);
+  const auto split = final_parameters(dir.path("split"), 20);
+  const auto without = final_parameters(dir.path("without"), 20);
+  for (const auto& [name, value] : straight) {
+    EXPECT_TRUE(at::equal(value, split.at(name))) << name << " differs after resuming";
+  }
+  EXPECT_FALSE(at::equal(straight.at("decoder.readout.weight"), without.at("decoder.readout.weight")));
+}
+
 // The raw weights a run's training state keeps beside a checkpoint of moving-average weights.
 std::map<std::string, at::Tensor> raw_weights(const std::string& run_dir, std::int64_t step) {
   const std::string stem = run_dir + "/checkpoints/" + step_stem(step);
@@ -533,6 +557,9 @@ TEST(TrainConfig, ValidationNamesTheKey) {
   c.train.label_smoothing = 1.0;
   EXPECT_THROW_WITH(c.validate(), ConfigError, "train.label-smoothing must be in [0, 1), got 1");
   c.train.label_smoothing = 0.1;
+  c.train.word_dropout = 1.0;
+  EXPECT_THROW_WITH(c.validate(), ConfigError, "train.word-dropout must be in [0, 1) (0: off), got 1");
+  c.train.word_dropout = 0.1;
   c.data.dev_source.clear();
   EXPECT_THROW_WITH(c.validate(), ConfigError, "data.dev-source must be set");
   c.data.dev_source = "x";
