@@ -122,6 +122,9 @@ def _output_files(splits) -> dict:
         files[f"{name}.es"] = lines_file(s.es for s in part)
         files[f"{name}.en"] = lines_file(s.en for s in part)
         if name == "train":
+            # The KJV side as a second target of the same sources (a paraphrase corpus); empty
+            # where the segment has no KJV match, a pair that nmt-train drops as empty.
+            files[f"{name}.kjv.en"] = lines_file(s.kjv or "" for s in part)
             files[f"{name}.ref"] = lines_file(f"{s.es_ref}\t{s.en_ref}" for s in part)
         else:
             files[f"{name}.kjv.en"] = lines_file(s.kjv for s in part)

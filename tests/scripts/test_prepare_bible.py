@@ -106,7 +106,7 @@ class RealModulesTest(unittest.TestCase):
                                "--test-books", "Jonah", "--dev-size", "20")
         cls.lines = {}
         if cls.done.returncode == 0:
-            for name in FILES:
+            for name in FILES + ("train.kjv.en",):
                 with open(os.path.join(cls.out, name), encoding="utf-8") as f:
                     cls.lines[name] = f.read().split("\n")[:-1]
             with open(os.path.join(cls.out, "stats.json"), encoding="utf-8") as f:
@@ -134,6 +134,21 @@ class RealModulesTest(unittest.TestCase):
             self.assertEqual(len(counts), 1, names)
             for name in names:
                 self.assertTrue(all(line.strip() == line and line for line in self.lines[name]))
+
+    def test_train_kjv_is_line_parallel_and_holds_no_test_book(self):
+        kjv = self.lines["train.kjv.en"]
+        self.assertEqual(len(kjv), len(self.lines["train.es"]))
+        self.assertTrue(all(line.strip() == line for line in kjv))
+        # Empty exactly where a training segment has no KJV match.
+        self.assertEqual(sum(1 for line in kjv if not line), self.stats["train_pairs_without_kjv"])
+        # KJV's words, not WEB's: most lines differ, and KJV's "unto" is far more frequent.
+        web = self.lines["train.en"]
+        self.assertGreater(sum(1 for k, w in zip(kjv, web) if k and k != w), len(kjv) // 2)
+        self.assertGreater(sum("unto" in k for k in kjv), 5 + 2 * sum("unto" in w for w in web))
+        # Jonah is the test book: no training line, KJV or other, comes from it.
+        self.assertTrue(all(r.startswith("Ruth ") for r in self.lines["train.ref"]))
+        test_kjv = set(self.lines["test.kjv.en"])
+        self.assertFalse(test_kjv & set(kjv))
 
     def test_counts(self):
         pairs = self.stats["pairs"]
