@@ -90,6 +90,22 @@ std::shared_ptr<const IncrementalDecoder> EnsembleDecoder::for_batch(SourceViewB
   return std::make_shared<BatchEnsemble>(*this, std::move(batch));
 }
 
+std::shared_ptr<const IncrementalDecoder> EnsembleDecoder::with_hard_attention() const {
+  std::vector<std::shared_ptr<const IncrementalDecoder>> owned;
+  std::vector<Member> members;
+  for (const Member& m : members_) {
+    if (!m.model->has_attention()) {
+      members.push_back(m);
+      continue;
+    }
+    owned.push_back(harden_attention(*m.model));
+    members.push_back({owned.back().get(), m.source_view});
+  }
+  auto hardened = std::make_shared<EnsembleDecoder>(std::move(members), mode_, views_);
+  hardened->owned_ = std::move(owned);
+  return hardened;
+}
+
 DecoderStatePtr EnsembleDecoder::encode(const at::Tensor& source, const at::Tensor& source_lengths) const {
   return encode_views(source, source_lengths, nullptr);
 }

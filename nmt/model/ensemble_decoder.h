@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "nmt/core/enum_names.h"
+#include "nmt/model/attention_hardening.h"
 #include "nmt/model/incremental_decoder.h"
 #include "nmt/model/source_views.h"
 
@@ -25,7 +26,7 @@ namespace nmt {
 enum class EnsembleMode { log_linear, linear };
 const EnumNames<EnsembleMode>& enum_names(EnsembleMode);  // log-linear, linear
 
-class EnsembleDecoder : public IncrementalDecoder {
+class EnsembleDecoder : public IncrementalDecoder, public AttentionHardening {
  public:
   struct Member {
     const IncrementalDecoder* model;  // not owned; outlives the ensemble
@@ -47,6 +48,10 @@ class EnsembleDecoder : public IncrementalDecoder {
   /// the decoder to search that batch with. It refers to this ensemble, which must outlive it.
   std::shared_ptr<const IncrementalDecoder> for_batch(SourceViewBatch batch) const;
 
+  /// The ensemble of the members with hard attention (those without attention as they are), the
+  /// same views; it owns the hardened members. ConfigError as harden_attention() for a member.
+  std::shared_ptr<const IncrementalDecoder> with_hard_attention() const override;
+
  private:
   DecoderStatePtr encode_views(const at::Tensor& source, const at::Tensor& source_lengths,
                                const SourceViewBatch* batch) const;
@@ -55,6 +60,7 @@ class EnsembleDecoder : public IncrementalDecoder {
   std::vector<Member> members_;
   EnsembleMode mode_;
   SourceViews views_;
+  std::vector<std::shared_ptr<const IncrementalDecoder>> owned_;  // members a hardened ensemble made
 };
 
 }  // namespace nmt

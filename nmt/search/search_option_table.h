@@ -72,6 +72,9 @@ void for_each_search_option(Visitor&& visit) {
   visit(SearchOptionDoc{"no-repeat-ngram", nullptr, "no_repeat_ngram",
                         "Never repeat an n-gram of this many subwords (0: off)", true, {C::fixed, 0, 100}},
         &S::no_repeat_ngram);
+  visit(SearchOptionDoc{"hard-attention", nullptr, "hard_attention",
+                        "Hard attention: the context is the one source state with the largest weight", true, {}},
+        &S::hard_attention);
 }
 
 }  // namespace nmt

@@ -45,6 +45,7 @@ void SearchOptions::require_attention_if_used(bool model_has_attention) const {
   if (model_has_attention) return;
   const std::string why = " needs attention weights, and the model has attention = none";
   if (coverage_beta > 0) throw ConfigError("coverage-beta" + why);
+  if (hard_attention) throw ConfigError("hard-attention" + why);
   if (keep_attention) throw ConfigError("attention-output and alignment-output need attention weights, and the model "
                                         "has attention = none");
 }

@@ -39,10 +39,13 @@ struct SearchOptions {
   double length_alpha = 0.6;        // alpha of the gnmt penalty (Wu et al. found 0.6-0.7 best)
   double coverage_beta = 0;         // beta of the coverage penalty (0: off; beam search only)
   std::int64_t no_repeat_ngram = 0; // N > 0: no n-gram of N tokens twice in a hypothesis (0: off)
+  /// The model's context is the one source state with the largest weight (the Translator hardens
+  /// the model, nmt/model/attention_hardening.h; search itself does not read it).
+  bool hard_attention = false;
 
   void validate() const;  // throws ConfigError naming the option, e.g. "beam-size must be >= 1, got 0"
-  /// Throws ConfigError when an option needs attention weights (keep_attention, coverage_beta) and
-  /// the model has none (attention = none).
+  /// Throws ConfigError when an option needs attention weights (keep_attention, coverage_beta,
+  /// hard_attention) and the model has none (attention = none).
   void require_attention_if_used(bool model_has_attention) const;
   /// The most target tokens for a source of `source_length` subwords (EOS not counted):
   /// min(kMaxTargetLength, max(1, floor(a * n) + b)).

@@ -6,6 +6,7 @@
 
 #include "nmt/core/log.h"
 #include "nmt/core/thread_count.h"
+#include "nmt/model/attention_hardening.h"
 
 namespace nmt {
 
@@ -76,6 +77,13 @@ TranslationQueue::TranslationQueue(const IncrementalDecoder& model, Tokenizer so
   batch_options_.long_inputs = LongInputPolicy::truncate;  // submit() has applied reject
   // A Translator made now checks the model against the default settings before anything is served.
   Translator(model_, source_tokenizer_, target_tokenizer_, options_.translate, device_);
+  if (model_.has_attention()) {  // whether a request may ask for hard attention, said once
+    try {
+      harden_attention(model_);
+    } catch (const ConfigError& e) {
+      hard_attention_refusal_ = e.what();
+    }
+  }
   const std::size_t count = options_.worker_count(device_);
   // Each worker's products on one core, as the Translator's own workers (core/blas_threads.h).
   if (count > 1) single_threaded_blas_.emplace();
@@ -92,6 +100,7 @@ std::shared_ptr<TranslationTicket> TranslationQueue::submit(const std::vector<st
   if (search.replace_unknown && !model_.has_attention()) {
     throw ConfigError("replace_unk needs attention weights, and the model has attention = none");
   }
+  if (search.search.hard_attention && !hard_attention_refusal_.empty()) throw ConfigError(hard_attention_refusal_);
   // A sentence too long for the reject policy fails its own request here, not a shared batch.
   if (options_.translate.long_inputs == LongInputPolicy::reject) {
     const auto limit = static_cast<std::size_t>(options_.translate.max_source_length);

@@ -142,6 +142,7 @@ class TranslationQueue {
 
   const IncrementalDecoder& model_;
   Tokenizer source_tokenizer_, target_tokenizer_;
+  std::string hard_attention_refusal_;  // why the model cannot harden its attention; empty: it can
   c10::Device device_;
   QueueOptions options_;
   TranslateOptions batch_options_;  // what each batch's Translator starts from

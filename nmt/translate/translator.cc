@@ -14,6 +14,7 @@
 #include "nmt/core/thread_count.h"
 #include "nmt/core/worker_pool.h"
 #include "nmt/data/source_batching.h"
+#include "nmt/model/attention_hardening.h"
 #include "nmt/search/forced_decoding.h"
 #include "nmt/search/shortlist_decoder.h"
 #include "nmt/translate/unknown_replacement.h"
@@ -38,27 +39,31 @@ void TranslateOptions::validate() const {
 
 Translator::Translator(const IncrementalDecoder& model, Tokenizer source_tokenizer, Tokenizer target_tokenizer,
                        TranslateOptions options, c10::Device device)
-    : model_(model),
+    : model_(&model),
       source_tokenizer_(std::move(source_tokenizer)),
       target_tokenizer_(std::move(target_tokenizer)),
       options_(std::move(options)),
       device_(device) {
   options_.validate();
-  // The one place where the kind of model matters here: an ensemble whose members read the source
+  options_.search.require_attention_if_used(model.has_attention());
+  if (options_.search.hard_attention) {  // a model of our own whose steps attend to one state
+    hardened_ = harden_attention(model);
+    model_ = hardened_.get();
+  }
+  // The kind of model matters here once more: an ensemble whose members read the source
   // with other subword models needs each batch's text in those segmentations, which only text can
   // give (view 0's ids lose what its vocabulary lacks). Search sees the step interface only.
-  const auto* ensemble = dynamic_cast<const EnsembleDecoder*>(&model_);
+  const auto* ensemble = dynamic_cast<const EnsembleDecoder*>(model_);
   if (ensemble != nullptr && ensemble->source_views().size() > 0) ensemble_with_views_ = ensemble;
-  if (options_.replace_unknown && !model_.has_attention()) {
+  if (options_.replace_unknown && !model_->has_attention()) {
     throw ConfigError("replace-unk needs attention weights, and the model has attention = none");
   }
-  options_.search.require_attention_if_used(model_.has_attention());
   if (options_.shortlist && (options_.shortlist->source_vocab() != source_tokenizer_.vocab_size() ||
-                             options_.shortlist->target_vocab() != model_.target_vocab_size())) {
+                             options_.shortlist->target_vocab() != model_->target_vocab_size())) {
     throw ConfigError("the shortlist has " + std::to_string(options_.shortlist->source_vocab()) + " source and " +
                       std::to_string(options_.shortlist->target_vocab()) + " target pieces, the model " +
                       std::to_string(source_tokenizer_.vocab_size()) + " and " +
-                      std::to_string(model_.target_vocab_size()));
+                      std::to_string(model_->target_vocab_size()));
   }
   if (options_.replace_unknown) options_.search.keep_attention = true;
   search_ = SearchStrategy::make(options_.search);
@@ -100,7 +105,7 @@ std::shared_ptr<const IncrementalDecoder> Translator::model_for_batch(
     const std::vector<std::vector<std::vector<int>>>& view_ids, const std::vector<std::size_t>& order,
     std::size_t start, std::size_t end) const {
   if (ensemble_with_views_ == nullptr) {
-    return std::shared_ptr<const IncrementalDecoder>(&model_, [](const IncrementalDecoder*) {});
+    return std::shared_ptr<const IncrementalDecoder>(model_, [](const IncrementalDecoder*) {});
   }
   SourceViewBatch views;
   for (const auto& ids : view_ids) {

@@ -66,7 +66,9 @@ class Translator {
  public:
   /// The model (an inference form, Seq2Seq::for_inference, or an ensemble of them) must be on
   /// `device` and outlive this. `source_tokenizer` segments the model's input (an ensemble's view 0;
-  /// members that read other segmentations get theirs from the views the ensemble owns).
+  /// members that read other segmentations get theirs from the views the ensemble owns). With
+  /// options.search.hard_attention the Translator searches the model hardened (attention_hardening.h;
+  /// ConfigError for a scripted model or one without attention).
   Translator(const IncrementalDecoder& model, Tokenizer source_tokenizer, Tokenizer target_tokenizer,
              TranslateOptions options, c10::Device device);
 
@@ -104,7 +106,8 @@ class Translator {
   /// Threads for translate(): options_.workers, or one per core (at most 4); 1 off the CPU.
   std::size_t worker_count() const;
 
-  const IncrementalDecoder& model_;
+  const IncrementalDecoder* model_;  // the model given, or hardened_
+  std::shared_ptr<const IncrementalDecoder> hardened_;  // with options.search.hard_attention
   /// model_ as an ensemble whose members read further source views; null for any other model.
   const EnsembleDecoder* ensemble_with_views_ = nullptr;
   Tokenizer source_tokenizer_, target_tokenizer_;

@@ -28,10 +28,12 @@ SearchOptions parse_search_flags(SearchFlags program, std::vector<std::string> a
   return options;
 }
 
-// A value other than `field`, as it would be typed.
+// A value other than `field`, as it would be typed; none for a switch (a bool), which the flag turns on.
 template <class T>
 std::string other_flag_value(const T& field) {
-  if constexpr (std::is_enum_v<T>) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return "";
+  } else if constexpr (std::is_enum_v<T>) {
     for (const std::string& name : enum_names(field).names()) {
       if (name != name_of(field)) return name;
     }
@@ -65,12 +67,15 @@ TEST(SearchFlags, EveryEntryWithAKeyIsAFlagOfItsProgramsThatSetsItsOwnFieldOnly)
       const std::string key = doc.key;
       SearchOptions expected;
       const std::string value = other_flag_value(expected.*member);
-      const SearchOptions got = parse_search_flags(program, {"--" + key, value});
+      const auto typed = [&](const std::string& flag) {
+        return value.empty() ? std::vector<std::string>{flag} : std::vector<std::string>{flag, value};
+      };
+      const SearchOptions got = parse_search_flags(program, typed("--" + key));
       EXPECT_NE(got.*member, expected.*member) << "--" << key << " " << value;
       expected.*member = got.*member;
       EXPECT_EQ(got, expected) << "--" << key << " changed another option";
       if (doc.short_flag != nullptr) {
-        EXPECT_EQ(parse_search_flags(program, {doc.short_flag, value}), got) << doc.short_flag;
+        EXPECT_EQ(parse_search_flags(program, typed(doc.short_flag)), got) << doc.short_flag;
       }
     });
     // Each entry's flag once, and none besides (CLI11 counts --help).
@@ -94,7 +99,12 @@ TEST(SearchFlags, HelpShowsTheTableAndSearchOptionsDefaults) {
         EXPECT_NE(option->get_description().find("a request's default"), std::string::npos) << doc.key;
       }
       std::string shown;
-      if constexpr (std::is_enum_v<std::remove_reference_t<decltype(options.*member)>>) {
+      using Field = std::remove_reference_t<decltype(options.*member)>;
+      if constexpr (std::is_same_v<Field, bool>) {
+        // A switch: off unless given, takes no value, and so shows no default.
+        EXPECT_FALSE(options.*member) << doc.key;
+        EXPECT_EQ(option->get_expected_max(), 0) << doc.key;
+      } else if constexpr (std::is_enum_v<Field>) {
         shown = name_of(options.*member);
       } else {
         shown = CLI::detail::to_string(options.*member);

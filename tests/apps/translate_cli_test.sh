@@ -90,6 +90,21 @@ for i, (o, a, s, t) in enumerate(zip(objects, alignments, sources, outputs)):
         assert 0 <= src < len(s.split()) and 0 <= tgt < len(t.split()), (pair, s, t)
 PY
 
+# Hard attention: every row one-hot (the numbers are checked in tests/translate/hard_attention_test.cc);
+# the script engine runs the checkpoint's own methods, which cannot be hardened: refused, no output.
+"$translate" -m "$model" -i "$work/in.es" -o "$work/hard.en" --hard-attention --attention-output "$work/hard.jsonl" \
+  2>/dev/null && pass || fail "--hard-attention run failed"
+python3 - "$work/hard.jsonl" <<'PY' && pass || fail "hard attention rows are not one-hot"
+import json, sys
+for line in open(sys.argv[1], encoding="utf-8"):
+    for row in json.loads(line)["attention"]:
+        assert sorted(set(row)) == [0.0, 1.0] or row == [1.0], row
+        assert row.count(1.0) == 1, row
+PY
+expect_error 1 "hard-attention needs the native engine" -- "$translate" -m "$model" --engine script --hard-attention \
+  -i "$work/in.es" -o "$work/hard-script.en"
+[[ ! -e $work/hard-script.en ]] && pass || fail "a refused --hard-attention run left an output file"
+
 # Forced decoding (the numbers are checked in tests/translate/translator_test.cc): one
 # "LOG_PROB<TAB>TOKENS" line per pair, and the same scores whatever the batching.
 "$translate" -m "$model" --score -t "$work/greedy.en" -i "$work/in.es" -o "$work/forced.txt" 2>/dev/null && pass ||
@@ -140,9 +155,10 @@ plain=$work/plain/best.pt
 [[ ! -e $work/plain/attention ]] && pass || fail "a model without attention drew attention heat-maps"
 expect 0 "translated $lines sentences" -- "$translate" -m "$plain" -i "$work/in.es" -o "$work/plain.en"
 expect 0 "" -- "$translate" -m "$plain" -b 1 --score -t "$work/beam.en" -i "$work/in.es" -o "$work/plain-scores.txt"
-for option in "--attention-output $work/a.json" "--alignment-output $work/a.txt" "--replace-unk" "--coverage-beta 0.2"; do
+for option in "--attention-output $work/a.json" "--alignment-output $work/a.txt" "--replace-unk" "--coverage-beta 0.2" \
+  "--hard-attention"; do
   # shellcheck disable=SC2086
-  expect_error 1 "(attention-output|replace-unk|coverage-beta).*attention = none" -- "$translate" -m "$plain" \
+  expect_error 1 "(attention-output|replace-unk|coverage-beta|hard-attention).*attention = none" -- "$translate" -m "$plain" \
     -i "$work/in.es" -o "$work/plain-out.en" $option
 done
 [[ ! -e $work/plain-out.en && ! -e $work/a.json && ! -e $work/a.txt ]] && pass || fail "a refused run left an output file"

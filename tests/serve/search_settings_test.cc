@@ -150,8 +150,8 @@ TEST(SearchSettings, ModelDefaultsListEveryOptionARequestStartsFromTheServersSet
     EXPECT_EQ(defaults[doc.field], as_json(options.search.*member)) << doc.field;
   });
   EXPECT_EQ(defaults.size(), listed);
-  EXPECT_EQ(defaults.dump(), R"({"beam":3,"coverage_beta":0.0,"length_alpha":0.6,"length_penalty":"average",)"
-                             R"("max_length_a":2.0,"max_length_b":10,"min_length":0,"no_repeat_ngram":0})");
+  EXPECT_EQ(defaults.dump(), R"({"beam":3,"coverage_beta":0.0,"hard_attention":false,"length_alpha":0.6,)"
+                             R"("length_penalty":"average","max_length_a":2.0,"max_length_b":10,"min_length":0,"no_repeat_ngram":0})");
 }
 
 TEST(SearchSettings, SettingsThatDifferInAnyOneOptionNeverShareABatch) {

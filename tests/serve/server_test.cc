@@ -156,6 +156,41 @@ TEST_F(Serve, NativeTranslationWithAttentionSplitsSentencesAndJoinsThem) {
   EXPECT_FALSE(plain["translations"][0]["sentences"][0]["hypotheses"][0].contains("attention"));
 }
 
+// A request may ask for hard attention (docs/attention.md): every weight row is one-hot, and a
+// server whose model runs its checkpoint's own methods (--engine script) refuses it with a 400.
+TEST_F(Serve, HardAttentionGivesOneHotRowsAndTheScriptEngineRefusesIt) {
+  const json text = {"Y dijo Dios: Sea la luz.", "Y vió Dios que la luz era buena."};
+  const json hard = post_json("/v1/translate", {{"text", text}, {"attention", true}, {"hard_attention", true}}, 200);
+  const json soft = post_json("/v1/translate", {{"text", text}, {"attention", true}}, 200);
+  bool any_differs = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const json& sentence = hard["translations"][i]["sentences"][0];
+    for (const json& row : sentence["hypotheses"][0]["attention"]) {
+      int ones = 0;
+      for (const json& w : row) {
+        const double weight = w.get<double>();
+        EXPECT_TRUE(weight == 0.0 || weight == 1.0) << row.dump();
+        ones += weight == 1.0;
+      }
+      EXPECT_EQ(ones, 1) << row.dump();
+    }
+    any_differs = any_differs || sentence["hypotheses"][0]["log_prob"] !=
+                                     soft["translations"][i]["sentences"][0]["hypotheses"][0]["log_prob"];
+  }
+  EXPECT_TRUE(any_differs);
+
+  ServeOptions options = tiny_options(checkpoint_);
+  options.engine = TranslateEngine::script;
+  const RunningServer scripted(options);
+  auto answer = scripted.client().Post("/v1/translate", R"({"text":"luz","hard_attention":true})", "application/json");
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 400) << answer->body;
+  EXPECT_NE(answer->body.find("hard-attention needs the native engine"), std::string::npos) << answer->body;
+  answer = scripted.client().Post("/v1/translate", R"({"text":"luz"})", "application/json");
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200) << answer->body;
+}
+
 // Every sentence gets the same answer, bit for bit, alone or batched with other clients' sentences.
 TEST_F(Serve, ConcurrentRequestsGetTheTranslationsTheyGetAlone) {
   const std::vector<std::string> texts = {"Y dijo Dios: Sea la luz.", "Y vió Dios que la luz era buena.",

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "nmt/kernels/kernels.h"
+#include "nmt/model/attention_hardening.h"
 #include "nmt/model/attention_normaliser.h"
 
 namespace nmt {
@@ -29,7 +30,14 @@ at::Tensor InferenceAttention::weights(const at::Tensor& query, const at::Tensor
   const at::Tensor scores =
       v_.defined() ? additive_energy(q, keys, v_, source_rows, mask)
                    : dot_scores(q, keys, source_rows).masked_fill(mask.logical_not(), -std::numeric_limits<double>::infinity());
-  return normalise_attention(scores, normaliser_);
+  const at::Tensor weights = normalise_attention(scores, normaliser_);
+  return hard_ ? hard_weights(weights) : weights;
+}
+
+InferenceAttention InferenceAttention::hardened() const {
+  InferenceAttention copy = *this;  // the packed products are shared
+  copy.hard_ = true;
+  return copy;
 }
 
 }  // namespace nmt

@@ -27,11 +27,15 @@ class InferenceAttention {
   at::Tensor weights(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& mask,
                      const at::Tensor& source_rows) const;
 
+  /// The same attention with hard weights: one-hot at each row's largest weight (attention_hardening.h).
+  InferenceAttention hardened() const;
+
  private:
   PackedLinear key_layer_;    // undefined: keys are the memory itself
   PackedLinear query_layer_;  // undefined: the query as it is
   at::Tensor v_;              // [K]; undefined: dot scores
   AttentionNormaliser normaliser_;
+  bool hard_ = false;
 };
 
 }  // namespace nmt

@@ -120,4 +120,10 @@ InferenceStep InferenceDecoder::step(const at::Tensor& previous_tokens, const In
   return step;
 }
 
+std::shared_ptr<const InferenceDecoder> InferenceDecoder::with_hard_attention() const {
+  auto copy = std::make_shared<InferenceDecoder>(*this);  // the packed products and tables are shared
+  copy->attention_ = attention_.value().hardened();
+  return copy;
+}
+
 }  // namespace nmt

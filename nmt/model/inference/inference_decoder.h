@@ -47,6 +47,10 @@ class InferenceDecoder {
   /// One step from y_{t-1} = previous_tokens [batch] int64.
   InferenceStep step(const at::Tensor& previous_tokens, const InferenceState& state) const;
 
+  /// This decoder with hard attention (attention_hardening.h), sharing its products; the model has
+  /// attention.
+  std::shared_ptr<const InferenceDecoder> with_hard_attention() const;
+
  private:
   class Terms;  // this form's DecoderTerms (inference_decoder.cc)
 

@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <torch/csrc/autograd/grad_mode.h>
 
+#include "nmt/core/error.h"
 #include "nmt/model/gru_cell.h"
 #include "nmt/kernels/kernels.h"
 
@@ -111,6 +112,15 @@ StepLogits InferenceModel::step_logits(const DecoderState& state, const at::Tens
                           ? rows->output(decoded.readout)
                           : output_(decoded.readout).index_select(1, subset.pieces().to(device_));
   return {std::move(logits), decoded.attention, std::move(decoded.state)};
+}
+
+std::shared_ptr<const IncrementalDecoder> InferenceModel::with_hard_attention() const {
+  if (!config_.has_attention()) {
+    throw ConfigError("hard-attention needs attention weights, and the model has attention = none");
+  }
+  auto copy = std::make_shared<InferenceModel>(*this);  // the encoder and the output layer are shared
+  copy->decoder_ = decoder_->with_hard_attention();
+  return copy;
 }
 
 }  // namespace nmt

@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "nmt/model/attention_hardening.h"
 #include "nmt/model/incremental_decoder.h"
 #include "nmt/model/inference/inference_decoder.h"
 #include "nmt/model/model_config.h"
@@ -43,7 +44,7 @@ class InferenceEncoder {
   std::array<at::Tensor, 2> first_gates_;
 };
 
-class InferenceModel final : public IncrementalDecoder {
+class InferenceModel final : public IncrementalDecoder, public AttentionHardening {
  public:
   InferenceModel(const Seq2SeqImpl& model, const c10::Device& device);
 
@@ -57,6 +58,8 @@ class InferenceModel final : public IncrementalDecoder {
                          const OutputSubset& subset) const override;
   std::int64_t target_vocab_size() const override { return config_.target_vocab_size; }
   bool has_attention() const override { return config_.has_attention(); }
+  /// This model with hard attention, sharing every packed product (needs attention).
+  std::shared_ptr<const IncrementalDecoder> with_hard_attention() const override;
 
   const ModelConfig& config() const { return config_; }
   const c10::Device& device() const { return device_; }
@@ -68,7 +71,7 @@ class InferenceModel final : public IncrementalDecoder {
   ModelConfig config_;
   c10::Device device_;
   InferenceEncoder encoder_;
-  std::unique_ptr<const InferenceDecoder> decoder_;
+  std::shared_ptr<const InferenceDecoder> decoder_;  // a hardened copy holds its own (with_hard_attention)
   PackedLinear output_;  // W_out [V_tgt, R], b_out
 };
 
