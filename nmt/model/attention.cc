@@ -6,6 +6,7 @@
 
 #include "nmt/kernels/kernels.h"
 #include "nmt/model/attention_normaliser.h"
+#include "nmt/model/attention_window.h"
 
 namespace nmt {
 namespace {
@@ -22,12 +23,55 @@ torch::nn::Linear linear(std::int64_t in, std::int64_t out) {
 }  // namespace
 
 AttentionOutput AttentionImpl::forward(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& memory,
-                                       const at::Tensor& mask) {
+                                       const at::Tensor& mask, std::int64_t step) {
   TORCH_CHECK(memory.dim() == 3, "attention: memory must be [batch, src_len, 2H]");
   TORCH_CHECK(query.dim() == 2 && mask.dim() == 2, "attention: query must be [batch, D] and mask [batch, src_len]");
   // -inf at padding makes padded weights exactly zero (exp(-inf) = 0; below every threshold tau).
-  const at::Tensor weights = normalise_attention(score(query, keys, mask), normaliser_);  // [batch, src_len]
+  const at::Tensor scores = score(query, keys, mask);
+  // Hard attention trains through Gumbel noise; evaluation, like inference, takes the argmax.
+  const bool gumbel = normaliser_ == AttentionNormaliser::hard && is_training();
+  const auto normalise = [&](const at::Tensor& s) {
+    return gumbel ? gumbel_straight_through(s, temperature_) : normalise_attention(s, normaliser_);
+  };
+  at::Tensor weights;  // [batch, src_len]
+  switch (window_) {
+    case AttentionWindow::global: weights = normalise(scores); break;
+    case AttentionWindow::local_m:
+      weights = local_attention_weights(scores, monotonic_centres(step, real_lengths(mask), scores), window_size_,
+                                        normalise);
+      break;
+    case AttentionWindow::local_p:
+      weights = local_attention_weights(scores, predicted_centres_of(query, mask), window_size_, normalise);
+      break;
+  }
   return {weighted_context(weights, memory, at::Tensor()), weights};
+}
+
+void AttentionImpl::set_window(AttentionWindow window, std::int64_t size, std::int64_t query_size,
+                               std::int64_t attention_size) {
+  window_ = window;
+  window_size_ = size;
+  if (window == AttentionWindow::local_p) {
+    position_layer_ = register_module("position_layer", linear(query_size, attention_size));
+    position_energy_ = register_module("position_energy", linear(attention_size, 1));
+  }
+}
+
+AttentionWindowParts AttentionImpl::window_parts() const {
+  AttentionWindowParts parts{window_, window_size_, {}, {}};
+  if (position_layer_) {
+    parts.position_weight = position_layer_->weight;
+    parts.position_v = position_energy_->weight;
+  }
+  return parts;
+}
+
+at::Tensor AttentionImpl::predicted_centres_of(const at::Tensor& query, const at::Tensor& mask) {
+  TORCH_CHECK(position_layer_, "attention: only local-p predicts its centres");
+  // v_p^T tanh(W_p q): [batch, D] -> [batch, A] -> [batch, 1]
+  const at::Tensor energy = stable_linear(tanh_rows(stable_linear(query, position_layer_->weight)),
+                                          position_energy_->weight);
+  return predicted_centres(energy, real_lengths(mask));
 }
 
 BahdanauAttention::BahdanauAttention(std::int64_t query_size, std::int64_t memory_size, std::int64_t attention_size) {
@@ -115,6 +159,8 @@ std::shared_ptr<AttentionImpl> make_score(const ModelConfig& config) {
 std::shared_ptr<AttentionImpl> make_attention(const ModelConfig& config) {
   std::shared_ptr<AttentionImpl> attention = make_score(config);
   attention->set_normaliser(config.attention_normaliser);
+  attention->set_window(config.attention_window, config.attention_window_size, config.decoder_hidden_size,
+                        config.attention_size);
   return attention;
 }
 

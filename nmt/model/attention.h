@@ -3,7 +3,8 @@
 //   Luong dot                   e_j = q^T h_j   (q^T P h_j if D != 2H)  Luong et al. 2015, 3.1
 //   Luong general               e_j = q^T W h_j
 //   Luong concat                e_j = v^T tanh(W [q; h_j])
-//   a = softmax(e) over real source positions (or sparsemax, 1.5-entmax: attention_normaliser.h);
+//   a = softmax(e) over real source positions (or sparsemax, 1.5-entmax: attention_normaliser.h),
+//   or over a local window with a Gaussian around p_t (local-m, local-p: attention_window.h);
 //   context c = sum_j a_j h_j.
 // The query q is the decoder state: s_{t-1} in Bahdanau-style decoders, s_t in Luong style.
 // The parts that depend only on the source (U h_j, P h_j, W h_j, the h_j half of W [q; h_j]) are the
@@ -34,15 +35,25 @@ struct AttentionParts {
   at::Tensor v;             // [K] or undefined
 };
 
+/// Where the attention looks, as inference reads it: the window and local-p's position network
+/// p_t = (n - 1) sigmoid(v_p^T tanh(W_p q)).
+struct AttentionWindowParts {
+  AttentionWindow window = AttentionWindow::global;
+  std::int64_t size = 0;       // W
+  at::Tensor position_weight;  // W_p [A, D]: local-p only
+  at::Tensor position_v;       // v_p [1, A]: local-p only
+};
+
 class AttentionImpl : public torch::nn::Module {
  public:
   /// memory [batch, src_len, 2H] -> keys [batch, src_len, K] (K depends on the score).
   virtual at::Tensor precompute_keys(const at::Tensor& memory) = 0;
 
   /// query [batch, D], keys from precompute_keys, memory [batch, src_len, 2H],
-  /// mask [batch, src_len] bool (true at real tokens; every row needs one).
+  /// mask [batch, src_len] bool (true at real tokens; every row needs one), step: the decoder
+  /// step t from 0 (local-m's centre; the other windows ignore it).
   AttentionOutput forward(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& memory,
-                          const at::Tensor& mask);
+                          const at::Tensor& mask, std::int64_t step = 0);
 
   /// Unnormalised scores e [batch, src_len] (exposed for gradient checks); mask as above or
   /// undefined: -inf where it is false (the padding need not be scored at all).
@@ -55,8 +66,24 @@ class AttentionImpl : public torch::nn::Module {
   AttentionNormaliser normaliser() const { return normaliser_; }
   void set_normaliser(AttentionNormaliser normaliser) { normaliser_ = normaliser; }
 
+  /// Where forward() looks: global unless make_attention says otherwise. local-p registers its
+  /// position network, position_layer (W_p [attention_size, query_size]) and position_energy
+  /// (v_p [1, attention_size]), no biases.
+  void set_window(AttentionWindow window, std::int64_t size, std::int64_t query_size, std::int64_t attention_size);
+  AttentionWindowParts window_parts() const;
+
+  /// The Gumbel-softmax temperature of hard attention in training (gumbel_temperature; 1 at first).
+  void set_temperature(double temperature) { temperature_ = temperature; }
+
+  /// local-p's centres p [batch] from the query and the mask (exposed for gradient checks).
+  at::Tensor predicted_centres_of(const at::Tensor& query, const at::Tensor& mask);
+
  private:
   AttentionNormaliser normaliser_ = AttentionNormaliser::softmax;
+  AttentionWindow window_ = AttentionWindow::global;
+  std::int64_t window_size_ = 0;
+  double temperature_ = 1;
+  torch::nn::Linear position_layer_{nullptr}, position_energy_{nullptr};  // local-p only
 };
 
 /// Bahdanau: query_layer W [A, D], key_layer U [A, 2H], energy_layer v [1, A]; no biases.

@@ -2,9 +2,12 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
+#include <cmath>
 #include <tuple>
 
 #include "nmt/kernels/kernels.h"
+#include "nmt/model/attention_hardening.h"
 
 namespace nmt {
 
@@ -79,10 +82,21 @@ at::Tensor normalise_attention(const at::Tensor& scores, AttentionNormaliser nor
       return sparsemax_last(scores);
     case AttentionNormaliser::entmax15:
       return entmax15_last(scores);
+    case AttentionNormaliser::hard:
+      return hard_weights(scores);
     case AttentionNormaliser::softmax:
       break;
   }
   return softmax_last(scores);
 }
+
+at::Tensor gumbel_straight_through(const at::Tensor& scores, double temperature) {
+  // u in (0, 1): rand gives [0, 1); the clamp keeps -log(-log u) finite at both ends.
+  const at::Tensor u = at::rand_like(scores).clamp_(1e-20, 1 - 1e-7);
+  const at::Tensor soft = softmax_last((scores - (-u.log()).log()) / temperature);  // -inf stays -inf
+  return hard_weights(soft.detach()) + (soft - soft.detach());
+}
+
+double gumbel_temperature(std::int64_t step) { return std::max(0.5, std::exp(-3e-4 * static_cast<double>(step))); }
 
 }  // namespace nmt

@@ -34,6 +34,16 @@ std::string normaliser_file(const ModelConfig& config) {
   return "normaliser_" + name_of(config.attention_normaliser) + ".py";
 }
 
+// Where attention looks: every position, or a window around local-m's or local-p's centre.
+std::string window_files(const ModelConfig& config) {
+  switch (config.attention_window) {
+    case AttentionWindow::global: return file("window_global.py");
+    case AttentionWindow::local_m: return file("window_local.py") + file("window_local_m.py");
+    case AttentionWindow::local_p: return file("window_local.py") + file("window_local_p.py");
+  }
+  throw Error("internal: unknown attention window");
+}
+
 // One GRU layer's parameters in nn.GRU's names, e.g. "self.model.encoder.rnn.weight_ih_l0_reverse".
 std::string gru_parameters(const std::string& module, std::int64_t layer, const std::string& suffix) {
   std::string list;
@@ -64,13 +74,16 @@ std::string accessors(const ModelConfig& config) {
     text += std::string(layer ? ",\n            " : "") + "[" + gru_parameters("decoder", layer, "") + "]";
   }
   text += "]\n";
+  if (config.attention_window != AttentionWindow::global) {
+    text += "\ndef _window_size(self) -> float:\n    return " + std::to_string(config.attention_window_size) + ".0\n";
+  }
   return text;
 }
 
 }  // namespace
 
 std::string checkpoint_program(const ModelConfig& config) {
-  return file("model.py") + file(attention_file(config)) + file(normaliser_file(config)) +
+  return file("model.py") + file(attention_file(config)) + file(normaliser_file(config)) + window_files(config) +
          file(config.decoder_style == DecoderStyle::bahdanau ? "decoder_bahdanau.py" : "decoder_luong.py") +
          file(config.bridge == BridgeType::linear ? "bridge_linear.py" : "bridge_zero.py") + accessors(config);
 }

@@ -54,7 +54,7 @@ class DecoderImpl::Terms final : public DecoderTerms {
 
   AttendedContext attend(const at::Tensor& query) override {
     if (!d_.attention_) return {at::Tensor(), fixed_context_};
-    const AttentionOutput out = d_.attention_->forward(query, keys_, memory_, mask_);
+    const AttentionOutput out = d_.attention_->forward(query, keys_, memory_, mask_, static_cast<std::int64_t>(t_));
     return {out.weights, out.context};
   }
 

@@ -50,6 +50,10 @@ class DecoderImpl : public torch::nn::Module {
   const torch::nn::Linear& readout() const { return readout_; }
   const AttentionImpl* attention() const { return attention_.get(); }  // null without attention
   const DecoderLayout& layout() const { return layout_; }
+  /// Hard attention's Gumbel-softmax temperature in training (attention_normaliser.h); no effect otherwise.
+  void set_attention_temperature(double temperature) {
+    if (attention_) attention_->set_temperature(temperature);
+  }
 
  private:
   class Terms;  // this form's DecoderTerms (decoder.cc)

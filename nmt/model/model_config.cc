@@ -38,7 +38,16 @@ const EnumNames<AttentionNormaliser>& enum_names(AttentionNormaliser) {
   static const EnumNames<AttentionNormaliser> names(
       "attention normaliser", {{AttentionNormaliser::softmax, "softmax"},
                                {AttentionNormaliser::sparsemax, "sparsemax"},
-                               {AttentionNormaliser::entmax15, "entmax15"}});
+                               {AttentionNormaliser::entmax15, "entmax15"},
+                               {AttentionNormaliser::hard, "hard"}});
+  return names;
+}
+
+const EnumNames<AttentionWindow>& enum_names(AttentionWindow) {
+  static const EnumNames<AttentionWindow> names(
+      "attention window", {{AttentionWindow::global, "global"},
+                           {AttentionWindow::local_m, "local-m"},
+                           {AttentionWindow::local_p, "local-p"}});
   return names;
 }
 
@@ -54,6 +63,12 @@ void ModelConfig::validate() const {
   if (!has_attention() && attention_normaliser != AttentionNormaliser::softmax) {
     throw ConfigError("model.attention-normaliser " + name_of(attention_normaliser) +
                       " needs attention; model.attention is none");
+  }
+  if (!has_attention() && attention_window != AttentionWindow::global) {
+    throw ConfigError("model.attention-window " + name_of(attention_window) + " needs attention; model.attention is none");
+  }
+  if (attention_window_size < 1 || attention_window_size > 1000) {
+    throw ConfigError("model.attention-window-size must be in [1, 1000], got " + std::to_string(attention_window_size));
   }
   if (!(dropout >= 0.0 && dropout < 1.0)) {
     throw ConfigError("model.dropout must be in [0, 1), got " + std::to_string(dropout));
@@ -81,6 +96,10 @@ std::string ModelConfig::to_json() const {
       {"share_embeddings", share_embeddings},
       {"tie_output_embedding", tie_output_embedding}};
   if (attention_normaliser != AttentionNormaliser::softmax) json["attention_normaliser"] = name_of(attention_normaliser);
+  if (attention_window != AttentionWindow::global) {
+    json["attention_window"] = name_of(attention_window);
+    json["attention_window_size"] = attention_window_size;
+  }
   return json.dump();
 }
 
@@ -93,7 +112,9 @@ ModelConfig ModelConfig::from_json(const std::string& text) {
                                          "decoder_layers", "attention_size", "attention", "decoder_style",
                                          "bridge", "dropout", "share_embeddings", "tie_output_embedding"};
     for (const auto& item : json.items()) {
-      if (!known.count(item.key()) && item.key() != "attention_normaliser") {
+      static const std::set<std::string> optional = {"attention_normaliser", "attention_window",
+                                                     "attention_window_size"};
+      if (!known.count(item.key()) && !optional.count(item.key())) {
         throw DataError("model config: unknown key '" + item.key() + "'");
       }
     }
@@ -116,6 +137,13 @@ ModelConfig ModelConfig::from_json(const std::string& text) {
     config.tie_output_embedding = json.at("tie_output_embedding").get<bool>();
     if (json.contains("attention_normaliser")) {  // absent: softmax, as every checkpoint before it
       config.attention_normaliser = parse_enum<AttentionNormaliser>(json.at("attention_normaliser").get<std::string>());
+    }
+    if (json.contains("attention_window") != json.contains("attention_window_size")) {
+      throw DataError("model config: attention_window and attention_window_size go together");
+    }
+    if (json.contains("attention_window")) {  // absent: global, as every checkpoint before it
+      config.attention_window = parse_enum<AttentionWindow>(json.at("attention_window").get<std::string>());
+      config.attention_window_size = json.at("attention_window_size").get<std::int64_t>();
     }
   } catch (const nlohmann::json::exception& e) {
     throw DataError(std::string("model config: ") + e.what());

@@ -15,13 +15,17 @@ enum class AttentionType { bahdanau, dot, general, concat, none };
 enum class DecoderStyle { bahdanau, luong };
 enum class BridgeType { zero, linear };
 /// How scores become weights (nmt/model/attention_normaliser.h): softmax, or sparsemax and
-/// 1.5-entmax, which give exact zeros.
-enum class AttentionNormaliser { softmax, sparsemax, entmax15 };
+/// 1.5-entmax, which give exact zeros, or hard: one position (trained by straight-through Gumbel-softmax).
+enum class AttentionNormaliser { softmax, sparsemax, entmax15, hard };
+/// Where attention looks (nmt/model/attention_window.h): every source position, or Luong et al.'s
+/// local attention over a window [p_t - W, p_t + W] around p_t = t (local-m) or a predicted p_t (local-p).
+enum class AttentionWindow { global, local_m, local_p };
 
 const EnumNames<AttentionType>& enum_names(AttentionType);  // bahdanau, dot, general, concat, none
 const EnumNames<DecoderStyle>& enum_names(DecoderStyle);    // bahdanau, luong
 const EnumNames<BridgeType>& enum_names(BridgeType);        // zero, linear
-const EnumNames<AttentionNormaliser>& enum_names(AttentionNormaliser);  // softmax, sparsemax, entmax15
+const EnumNames<AttentionNormaliser>& enum_names(AttentionNormaliser);  // softmax, sparsemax, entmax15, hard
+const EnumNames<AttentionWindow>& enum_names(AttentionWindow);          // global, local-m, local-p
 
 struct ModelConfig {
   std::int64_t source_vocab_size = 8000;
@@ -36,6 +40,9 @@ struct ModelConfig {
   bool has_attention() const { return attention != AttentionType::none; }
   /// Stored only when not softmax, so that checkpoints of softmax models read as before everywhere.
   AttentionNormaliser attention_normaliser = AttentionNormaliser::softmax;
+  /// Stored only when not global (and the size only then), for the same reason.
+  AttentionWindow attention_window = AttentionWindow::global;
+  std::int64_t attention_window_size = 10;  // W: the window is [p_t - W, p_t + W], sigma = W / 2
   DecoderStyle decoder_style = DecoderStyle::bahdanau;
   BridgeType bridge = BridgeType::linear;  // decoder's initial state: zeros, or tanh(W [fwd; bwd])
   double dropout = 0.3;                    // embeddings, between GRU layers, before the output layer

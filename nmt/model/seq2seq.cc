@@ -5,6 +5,7 @@
 
 #include "nmt/core/error.h"
 #include "nmt/data/tokenizer.h"
+#include "nmt/model/attention_normaliser.h"
 #include "nmt/model/inference/inference_model.h"
 #include "nmt/kernels/kernels.h"
 
@@ -53,6 +54,10 @@ void Seq2SeqImpl::build() {
   for (auto& parameter : parameters()) torch::nn::init::uniform_(parameter, -0.1, 0.1);
   source_embedding_->weight[SpecialIds::kPad].zero_();
   target_embedding()->weight[SpecialIds::kPad].zero_();
+}
+
+void Seq2SeqImpl::set_training_step(std::int64_t step) {
+  if (config_.attention_normaliser == AttentionNormaliser::hard) decoder_->set_attention_temperature(gumbel_temperature(step));
 }
 
 std::unique_ptr<InferenceModel> Seq2SeqImpl::for_inference(const c10::Device& device) const {

@@ -53,6 +53,9 @@ class Seq2SeqImpl : public torch::nn::Module {
   std::unique_ptr<InferenceModel> for_inference(const c10::Device& device) const;
 
   const ModelConfig& config() const { return config_; }
+  /// What depends on the optimizer steps taken: hard attention's Gumbel-softmax temperature
+  /// (gumbel_temperature(step)). The trainer calls it before each step; a model never told is at step 0.
+  void set_training_step(std::int64_t step);
   const torch::nn::Embedding& source_embedding() const { return source_embedding_; }
   const torch::nn::Embedding& target_embedding() const { return target_embedding_ ? target_embedding_ : source_embedding_; }
   const Encoder& encoder() const { return encoder_; }

@@ -155,8 +155,12 @@ void model(Config& c, Visitor& visit) {
   visit(OptionDoc{"model.attention-size", "A, for bahdanau and concat scores"}, m.attention_size);
   visit(OptionDoc{"model.attention", "Attention score (none: no attention, the plain encoder-decoder)"}, m.attention);
   visit(OptionDoc{"model.attention-normaliser",
-                  "Scores to weights: softmax, or sparsemax and 1.5-entmax with exact zeros"},
+                  "Scores to weights: softmax, sparsemax and 1.5-entmax (exact zeros), or hard (one position)"},
         m.attention_normaliser);
+  visit(OptionDoc{"model.attention-window",
+                  "Where attention looks: every position, or a window at p_t = t (local-m) or a predicted p_t (local-p)"},
+        m.attention_window);
+  visit(OptionDoc{"model.attention-window-size", "W: local windows span [p_t - W, p_t + W]"}, m.attention_window_size);
   visit(OptionDoc{"model.decoder-style", "Decoder style"}, m.decoder_style);
   visit(OptionDoc{"model.bridge", "Decoder's initial state: zeros, or tanh(W [fwd_n; bwd_1])"}, m.bridge);
   visit(OptionDoc{"model.dropout", "Dropout rate"}, m.dropout);

@@ -29,6 +29,7 @@ StepOutcome Trainer::Impl::train_step(const SignalGuard& signals) {
   state.position = batches->position();
   const std::int64_t step_tokens = share.target_tokens;
   optimizer->zero_grad();
+  model->set_training_step(state.step);  // the steps taken so far (a resume sets the same)
   // With dist.overlap, the gradient sum starts during the step's last backward (GradientSync::arm);
   // a rank without a batch this step has no backward to overlap and sums after it.
   const bool overlap = gradient_sync && config.dist.overlap && !share.batches.empty();

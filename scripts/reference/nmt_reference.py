@@ -103,6 +103,9 @@ class Reference:
         if c.get("attention_normaliser", "softmax") != "softmax":  # absent in softmax checkpoints
             raise ValueError("the reference implements softmax attention only; this model's attention normaliser is "
                              + c["attention_normaliser"])
+        if c.get("attention_window", "global") != "global":  # absent in global checkpoints
+            raise ValueError("the reference implements global attention only; this model's attention window is "
+                             + c["attention_window"])
         self.c, self.p = c, p
         E, H, D = c["embedding_size"], c["encoder_hidden_size"], c["decoder_hidden_size"]
         self.R = E if c["tie_output_embedding"] else D

@@ -11,6 +11,8 @@
 #include <limits>
 #include <vector>
 
+#include "nmt/model/attention_hardening.h"
+
 // A namespace of its own: the unity build puts this file in one unit with others.
 namespace nmt::normaliser_test {
 namespace {
@@ -138,6 +140,51 @@ TEST(AttentionNormaliser, GradientsMatchFiniteDifferences) {
     }
     EXPECT_GT(in_support, 4) << "the check must pass through some support";
   }
+}
+
+// Hard attention outside training is the argmax: one-hot rows, the first of equal scores, never a
+// padded position.
+TEST(TrainedHardAttention, ArgmaxIsOneHotAtTheFirstBestScore) {
+  const at::Tensor a = normalise_attention(at::tensor({1.0, 3.0, 3.0, -kInf, 0.0, -1.0, -kInf, -kInf}, at::kDouble)
+                                               .reshape({2, 4}),
+                                           AttentionNormaliser::hard);
+  EXPECT_TRUE(at::equal(a, at::tensor({0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0}, at::kDouble).reshape({2, 4})));
+}
+
+// The straight-through Gumbel-softmax: forward exactly one-hot at the argmax of the noisy soft
+// weights y = softmax((e + g) / tau), backward y's gradient. The same noise is drawn again from the
+// same seed and y computed with ATen's softmax.
+TEST(TrainedHardAttention, StraightThroughIsOneHotForwardAndGumbelSoftmaxBackward) {
+  at::Tensor scores = at::randn({3, 6}, at::kDouble);
+  scores[2].narrow(0, 4, 2).fill_(-kInf);
+  scores.requires_grad_(true);
+  const at::Tensor probe = at::randn({3, 6}, at::kDouble);
+  const double tau = 0.7;
+  at::manual_seed(21);
+  const at::Tensor hard = gumbel_straight_through(scores, tau);
+  const at::Tensor grad = torch::autograd::grad({(hard * probe).sum()}, {scores})[0];
+  at::manual_seed(21);
+  const at::Tensor u = at::rand_like(scores).clamp_(1e-20, 1 - 1e-7);
+  const at::Tensor soft = at::softmax((scores - (-u.log()).log()) / tau, -1);
+  const at::Tensor expected = torch::autograd::grad({(soft * probe).sum()}, {scores})[0];
+  EXPECT_TRUE(at::equal(hard, hard_weights(soft.detach())));
+  EXPECT_TRUE(at::equal(hard.sum(-1), at::ones({3}, at::kDouble)));
+  EXPECT_TRUE(at::equal(hard[2].narrow(0, 4, 2), at::zeros({2}, at::kDouble)));
+  EXPECT_TRUE(at::allclose(grad, expected, 1e-12, 1e-12)) << grad << expected;
+  EXPECT_GT(grad.abs().sum().item<double>(), 0);
+  // The noise makes it a sample: over many draws, the argmax is not always the best score's.
+  at::manual_seed(22);
+  const at::Tensor even = at::zeros({2000, 3}, at::kDouble);
+  const at::Tensor picks = gumbel_straight_through(even, 1.0).sum(0);
+  for (std::int64_t j = 0; j < 3; ++j) EXPECT_NEAR(picks[j].item<double>(), 2000.0 / 3, 100) << j;
+}
+
+TEST(TrainedHardAttention, TemperatureFallsFromOneToAHalf) {
+  EXPECT_EQ(gumbel_temperature(0), 1.0);
+  EXPECT_DOUBLE_EQ(gumbel_temperature(1000), std::exp(-0.3));
+  EXPECT_GT(gumbel_temperature(2300), 0.5);
+  EXPECT_EQ(gumbel_temperature(2400), 0.5);
+  EXPECT_EQ(gumbel_temperature(100000), 0.5);
 }
 
 TEST(AttentionNormaliser, NamesParseAndPrint) {

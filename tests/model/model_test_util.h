@@ -3,6 +3,8 @@
 
 #include <ATen/ATen.h>
 
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "nmt/data/batch.h"
@@ -27,6 +29,42 @@ inline ModelConfig tiny_config(AttentionType attention, DecoderStyle style, std:
   config.decoder_style = style;
   config.dropout = 0.0;
   return config;
+}
+
+/// How a model's attention turns scores into weights, beside its score and style: the normaliser
+/// and the window (local windows of W = 2 here, so that the tests' short sources are cut).
+struct AttentionKind {
+  AttentionNormaliser normaliser = AttentionNormaliser::softmax;
+  AttentionWindow window = AttentionWindow::global;
+
+  void apply(ModelConfig& config) const {
+    config.attention_normaliser = normaliser;
+    config.attention_window = window;
+    if (window != AttentionWindow::global) config.attention_window_size = 2;
+  }
+  /// "" for softmax over every position, else e.g. "_sparsemax" or "_local_p" (a test name's part).
+  std::string suffix() const {
+    std::string text;
+    if (normaliser != AttentionNormaliser::softmax) text += "_" + name_of(normaliser);
+    if (window != AttentionWindow::global) text += "_" + name_of(window);
+    for (char& c : text) c = c == '-' ? '_' : c;
+    return text;
+  }
+  bool operator<(const AttentionKind& other) const {
+    return std::tie(normaliser, window) < std::tie(other.normaliser, other.window);
+  }
+  bool operator==(const AttentionKind& other) const {
+    return normaliser == other.normaliser && window == other.window;
+  }
+};
+
+/// The kinds beyond softmax over every position: sparsemax, 1.5-entmax, hard, local-m, local-p.
+inline std::vector<AttentionKind> other_attention_kinds() {
+  return {{AttentionNormaliser::sparsemax, AttentionWindow::global},
+          {AttentionNormaliser::entmax15, AttentionWindow::global},
+          {AttentionNormaliser::hard, AttentionWindow::global},
+          {AttentionNormaliser::softmax, AttentionWindow::local_m},
+          {AttentionNormaliser::softmax, AttentionWindow::local_p}};
 }
 
 /// Random id sequences of the given lengths, ids in [4, vocab).

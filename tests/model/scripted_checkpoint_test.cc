@@ -33,21 +33,21 @@ namespace {
 constexpr int kSourceVocab = 200, kTargetVocab = 300, kSentences = 50;
 
 // lean: 2 decoder layers, zero bridge, shared+tied
-using Architecture = std::tuple<AttentionType, DecoderStyle, bool, AttentionNormaliser>;
+using Architecture = std::tuple<AttentionType, DecoderStyle, bool, test::AttentionKind>;
 
-// Every attention type x decoder style x {full, lean} with softmax; the sparse normalisers with
-// each style's usual score (Bahdanau's additive, Luong's general).
+// Every attention type x decoder style x {full, lean} with softmax over every position; the sparse
+// normalisers and the local windows with each style's usual score (Bahdanau's additive, Luong's general).
 std::vector<Architecture> all_architectures() {
   std::vector<Architecture> all;
   for (const auto attention : {AttentionType::bahdanau, AttentionType::dot, AttentionType::general,
                                AttentionType::concat, AttentionType::none}) {
     for (const auto style : {DecoderStyle::bahdanau, DecoderStyle::luong}) {
-      for (const bool lean : {false, true}) all.emplace_back(attention, style, lean, AttentionNormaliser::softmax);
+      for (const bool lean : {false, true}) all.emplace_back(attention, style, lean, test::AttentionKind{});
     }
   }
-  for (const auto normaliser : {AttentionNormaliser::sparsemax, AttentionNormaliser::entmax15}) {
-    all.emplace_back(AttentionType::bahdanau, DecoderStyle::bahdanau, false, normaliser);
-    all.emplace_back(AttentionType::general, DecoderStyle::luong, false, normaliser);
+  for (const test::AttentionKind& kind : test::other_attention_kinds()) {
+    all.emplace_back(AttentionType::bahdanau, DecoderStyle::bahdanau, false, kind);
+    all.emplace_back(AttentionType::general, DecoderStyle::luong, false, kind);
   }
   return all;
 }
@@ -66,9 +66,9 @@ const Fixture& fixture(const Architecture& architecture) {
   auto [it, fresh] = cache.try_emplace(architecture);
   Fixture& f = it->second;
   if (!fresh) return f;
-  const auto [attention, style, lean, normaliser] = architecture;
+  const auto [attention, style, lean, kind] = architecture;
   ModelConfig config = test::tiny_config(attention, style);
-  config.attention_normaliser = normaliser;
+  kind.apply(config);
   config.source_vocab_size = kSourceVocab;
   config.target_vocab_size = lean ? kSourceVocab : kTargetVocab;
   if (lean) {
@@ -105,10 +105,8 @@ const Fixture& fixture(const Architecture& architecture) {
 }
 
 std::string architecture_name(const ::testing::TestParamInfo<Architecture>& info) {
-  const AttentionNormaliser normaliser = std::get<3>(info.param);
   return name_of(std::get<0>(info.param)) + "_" + name_of(std::get<1>(info.param)) +
-         (std::get<2>(info.param) ? "_lean" : "_full") +
-         (normaliser == AttentionNormaliser::softmax ? "" : "_" + name_of(normaliser));
+         (std::get<2>(info.param) ? "_lean" : "_full") + std::get<3>(info.param).suffix();
 }
 
 // Padded result tensors (tokens [B, T], lengths [B]) as id lists.

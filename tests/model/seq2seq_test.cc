@@ -5,6 +5,7 @@
 #include <torch/nn/functional/loss.h>
 #include <torch/optim/adam.h>
 
+#include <numeric>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -21,14 +22,14 @@ namespace {
 
 const c10::Device kCpu(c10::kCPU);
 
-using Combination = std::tuple<AttentionType, DecoderStyle, std::int64_t, AttentionNormaliser>;
+using Combination = std::tuple<AttentionType, DecoderStyle, std::int64_t, test::AttentionKind>;
 
 class EveryArchitecture : public ::testing::TestWithParam<Combination> {
  protected:
   ModelConfig config() const {
-    const auto [attention, style, layers, normaliser] = GetParam();
+    const auto [attention, style, layers, kind] = GetParam();
     ModelConfig c = test::tiny_config(attention, style, layers);
-    c.attention_normaliser = normaliser;
+    kind.apply(c);
     return c;
   }
 };
@@ -44,9 +45,8 @@ class EveryArchitecture : public ::testing::TestWithParam<Combination> {
 }
 
 std::string combination_name(const ::testing::TestParamInfo<Combination>& info) {
-  const auto [attention, style, layers, normaliser] = info.param;
-  return name_of(attention) + "_" + name_of(style) + "_" + std::to_string(layers) + "layers" +
-         (normaliser == AttentionNormaliser::softmax ? "" : "_" + name_of(normaliser));
+  const auto [attention, style, layers, kind] = info.param;
+  return name_of(attention) + "_" + name_of(style) + "_" + std::to_string(layers) + "layers" + kind.suffix();
 }
 
 TEST_P(EveryArchitecture, ShapesOfBothFaces) {
@@ -260,15 +260,13 @@ INSTANTIATE_TEST_SUITE_P(All, EveryArchitecture,
                                                               AttentionType::general, AttentionType::concat,
                                                               AttentionType::none),
                                             ::testing::Values(DecoderStyle::bahdanau, DecoderStyle::luong),
-                                            ::testing::Values(1, 2), ::testing::Values(AttentionNormaliser::softmax)),
+                                            ::testing::Values(1, 2), ::testing::Values(test::AttentionKind{})),
                          combination_name);
-// The sparse normalisers with the additive and the general score, in both styles.
-INSTANTIATE_TEST_SUITE_P(Sparse, EveryArchitecture,
+// The sparse normalisers and the local windows with the additive and the general score, in both styles.
+INSTANTIATE_TEST_SUITE_P(Kinds, EveryArchitecture,
                          ::testing::Combine(::testing::Values(AttentionType::bahdanau, AttentionType::general),
                                             ::testing::Values(DecoderStyle::bahdanau, DecoderStyle::luong),
-                                            ::testing::Values(1),
-                                            ::testing::Values(AttentionNormaliser::sparsemax,
-                                                              AttentionNormaliser::entmax15)),
+                                            ::testing::Values(1), ::testing::ValuesIn(test::other_attention_kinds())),
                          combination_name);
 
 // A tiny model learns 20 sentence pairs by heart, for each attention type (and the style that
@@ -310,6 +308,42 @@ INSTANTIATE_TEST_SUITE_P(All, Overfits,
                          [](const ::testing::TestParamInfo<AttentionType>& param_info) {
                            return name_of(param_info.param);
                          });
+
+// Trained hard attention (model.attention-normaliser = hard): in training every weight row is one
+// state (straight-through Gumbel-softmax), and the loss falls: a tiny model learns 20 pairs.
+TEST(Seq2Seq, TrainedHardAttentionAttendsToOneStateAndLearns) {
+  ModelConfig c = test::tiny_config(AttentionType::general, DecoderStyle::luong);
+  c.embedding_size = c.encoder_hidden_size = c.decoder_hidden_size = c.attention_size = 32;
+  c.attention_normaliser = AttentionNormaliser::hard;
+  at::manual_seed(4);
+  std::vector<int> lengths(20);
+  for (int i = 0; i < 20; ++i) lengths[static_cast<std::size_t>(i)] = 3 + i % 6;
+  const auto corpus = ParallelCorpus::from_sequences(test::random_sequences(lengths, 37, 21),
+                                                     test::random_sequences(lengths, 41, 22));
+  std::vector<std::size_t> all(20);
+  std::iota(all.begin(), all.end(), 0);
+  const Batch batch = make_batch(corpus, all);
+  Seq2Seq model(c);
+  torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(0.02));
+  std::vector<double> losses;
+  for (int step = 0; step < 200; ++step) {
+    model->set_training_step(step);
+    optimizer.zero_grad();
+    const auto out = model->forward(batch.source, batch.source_lengths, batch.target_in);
+    if (step == 0) {
+      const at::Tensor rows = out.attention.reshape({-1, out.attention.size(-1)});
+      EXPECT_TRUE(at::equal(rows.amax(-1), at::ones({rows.size(0)})));
+      EXPECT_TRUE(at::equal(rows.sum(-1), at::ones({rows.size(0)})));
+    }
+    const auto loss = torch::nn::functional::cross_entropy(
+        out.logits.reshape({-1, c.target_vocab_size}), batch.target_out.reshape(-1),
+        torch::nn::functional::CrossEntropyFuncOptions().ignore_index(SpecialIds::kPad));
+    loss.backward();
+    optimizer.step();
+    losses.push_back(loss.item<double>());
+  }
+  EXPECT_LT(losses.back(), 0.25 * losses.front()) << "from " << losses.front();
+}
 
 TEST(Seq2Seq, StateSelectReordersAndRepeatsRows) {
   const ModelConfig c = test::tiny_config(AttentionType::general, DecoderStyle::luong, 2);

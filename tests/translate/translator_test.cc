@@ -34,9 +34,9 @@ const std::vector<std::string> kSentences = {
 std::unique_ptr<InferenceModel> random_model(const Tokenizer& tokenizer,
                                              AttentionType attention = AttentionType::bahdanau,
                                              DecoderStyle style = DecoderStyle::bahdanau,
-                                             AttentionNormaliser normaliser = AttentionNormaliser::softmax) {
+                                             const test::AttentionKind& kind = {}) {
   ModelConfig config = test::tiny_config(attention, style);
-  config.attention_normaliser = normaliser;
+  kind.apply(config);
   config.embedding_size = config.decoder_hidden_size = config.attention_size = 32;
   config.encoder_hidden_size = 16;
   config.source_vocab_size = config.target_vocab_size = tokenizer.vocab_size();
@@ -55,23 +55,24 @@ TranslateOptions options(std::int64_t beam) {
 
 // Order, empty lines, and batch invariance bit for bit: every sentence gets the same tokens and
 // scores alone as in one batch, for greedy and beam search with both penalties, for every
-// attention type and decoder style, and the sparse normalisers with the additive and general scores.
+// attention type and decoder style, and the sparse normalisers and local windows with the additive
+// and general scores.
 TEST(Translator, KeepsInputOrderAndEmptyLinesAndIsBatchInvariantBitForBit) {
   const Tokenizer& tok = test::toy_tokenizer();
-  std::vector<std::pair<AttentionType, AttentionNormaliser>> kinds;
+  std::vector<std::pair<AttentionType, test::AttentionKind>> kinds;
   for (const auto attention : {AttentionType::bahdanau, AttentionType::dot, AttentionType::general, AttentionType::concat,
                                AttentionType::none}) {
-    kinds.emplace_back(attention, AttentionNormaliser::softmax);
+    kinds.emplace_back(attention, test::AttentionKind{});
   }
-  for (const auto normaliser : {AttentionNormaliser::sparsemax, AttentionNormaliser::entmax15}) {
-    kinds.emplace_back(AttentionType::bahdanau, normaliser);
-    kinds.emplace_back(AttentionType::general, normaliser);
+  for (const test::AttentionKind& kind : test::other_attention_kinds()) {
+    kinds.emplace_back(AttentionType::bahdanau, kind);
+    kinds.emplace_back(AttentionType::general, kind);
   }
-  for (const auto& [attention, normaliser] : kinds)
+  for (const auto& [attention, kind] : kinds)
   for (const auto style : {DecoderStyle::bahdanau, DecoderStyle::luong})
   for (const std::int64_t beam : {1, 3}) {
-    SCOPED_TRACE(name_of(attention) + " " + name_of(normaliser) + " " + name_of(style) + " beam " + std::to_string(beam));
-    const auto model = random_model(tok, attention, style, normaliser);
+    SCOPED_TRACE(name_of(attention) + kind.suffix() + " " + name_of(style) + " beam " + std::to_string(beam));
+    const auto model = random_model(tok, attention, style, kind);
     TranslateOptions batched_options = options(beam);
     if (attention != AttentionType::none) batched_options.search.coverage_beta = 0.2;  // (it needs attention)
     Translator batched(*model, tok, tok, batched_options, at::kCPU);

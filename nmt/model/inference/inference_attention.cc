@@ -7,12 +7,17 @@
 #include "nmt/kernels/kernels.h"
 #include "nmt/model/attention_hardening.h"
 #include "nmt/model/attention_normaliser.h"
+#include "nmt/model/attention_window.h"
 
 namespace nmt {
 
 InferenceAttention::InferenceAttention(const AttentionParts& parts, AttentionNormaliser normaliser,
-                                       const c10::Device& device)
-    : normaliser_(normaliser) {
+                                       const AttentionWindowParts& window, const c10::Device& device)
+    : normaliser_(normaliser), window_(window.window), window_size_(window.size) {
+  if (window.position_weight.defined()) {
+    position_layer_ = PackedLinear(window.position_weight, at::Tensor(), device);
+    position_energy_ = PackedLinear(window.position_v, at::Tensor(), device);
+  }
   if (parts.key_weight.defined()) key_layer_ = PackedLinear(parts.key_weight, at::Tensor(), device);
   if (parts.query_weight.defined()) query_layer_ = PackedLinear(parts.query_weight, at::Tensor(), device);
   if (parts.v.defined()) v_ = snapshot(parts.v, device).contiguous();
@@ -23,14 +28,27 @@ at::Tensor InferenceAttention::keys(const at::Tensor& memory) const {
 }
 
 at::Tensor InferenceAttention::weights(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& mask,
-                                       const at::Tensor& source_rows) const {
+                                       const at::Tensor& source_rows, std::int64_t step) const {
   const at::Tensor q = query_layer_.defined() ? query_layer_(query) : query;
   // -inf at padding makes padded weights exactly zero (exp(-inf) = 0; below every threshold tau);
   // the additive kernel does not score the padding at all.
   const at::Tensor scores =
       v_.defined() ? additive_energy(q, keys, v_, source_rows, mask)
                    : dot_scores(q, keys, source_rows).masked_fill(mask.logical_not(), -std::numeric_limits<double>::infinity());
-  const at::Tensor weights = normalise_attention(scores, normaliser_);
+  at::Tensor weights;
+  switch (window_) {
+    case AttentionWindow::global: weights = normalise_attention(scores, normaliser_); break;
+    case AttentionWindow::local_m:
+      weights = local_attention_weights(scores, monotonic_centres(step, real_lengths(mask), scores), window_size_,
+                                        normaliser_);
+      break;
+    case AttentionWindow::local_p: {
+      // p_t = (n - 1) sigmoid(v_p^T tanh(W_p q)), from the query itself (not q' = Q q)
+      const at::Tensor energy = position_energy_(tanh_rows(position_layer_(query)));
+      weights = local_attention_weights(scores, predicted_centres(energy, real_lengths(mask)), window_size_, normaliser_);
+      break;
+    }
+  }
   return hard_ ? hard_weights(weights) : weights;
 }
 

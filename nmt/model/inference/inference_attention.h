@@ -3,7 +3,8 @@
 //   keys    k_j = K h_j          (K: U, P, W or W[:, D:]; h_j itself for dot with D = 2H)
 //   query   q'  = Q q            (Q: W or W[:, :D] for the additive scores; q itself otherwise)
 //   scores  e_j = v^T tanh(q' + k_j)  (Bahdanau, concat)  or  q'^T k_j  (dot, general)
-//   a = softmax(e) over the real positions (or the model's sparse normaliser, attention_normaliser.h).
+//   a = softmax(e) over the real positions (or the model's sparse normaliser, attention_normaliser.h),
+//   or over a local window around p_t with its Gaussian (attention_window.h).
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -16,16 +17,17 @@ namespace nmt {
 
 class InferenceAttention {
  public:
-  InferenceAttention(const AttentionParts& parts, AttentionNormaliser normaliser, const c10::Device& device);
+  InferenceAttention(const AttentionParts& parts, AttentionNormaliser normaliser, const AttentionWindowParts& window,
+                     const c10::Device& device);
 
   /// memory [sources, src_len, 2H] -> keys [sources, src_len, K].
   at::Tensor keys(const at::Tensor& memory) const;
 
   /// query [rows, D], keys [sources, src_len, K], mask [rows, src_len] bool (true at real tokens),
-  /// source_rows [rows] int64 on the CPU or undefined (InferenceState::source_rows)
-  /// -> a [rows, src_len]: rows sum to 1, exactly 0 at padding.
+  /// source_rows [rows] int64 on the CPU or undefined (InferenceState::source_rows), step: the
+  /// decoder step from 0 (local-m's centre) -> a [rows, src_len]: rows sum to 1, exactly 0 at padding.
   at::Tensor weights(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& mask,
-                     const at::Tensor& source_rows) const;
+                     const at::Tensor& source_rows, std::int64_t step) const;
 
   /// The same attention with hard weights: one-hot at each row's largest weight (attention_hardening.h).
   InferenceAttention hardened() const;
@@ -35,6 +37,9 @@ class InferenceAttention {
   PackedLinear query_layer_;  // undefined: the query as it is
   at::Tensor v_;              // [K]; undefined: dot scores
   AttentionNormaliser normaliser_;
+  AttentionWindow window_;
+  std::int64_t window_size_;
+  PackedLinear position_layer_, position_energy_;  // local-p: W_p, v_p
   bool hard_ = false;
 };
 

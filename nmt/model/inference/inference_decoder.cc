@@ -11,7 +11,8 @@ InferenceDecoder::InferenceDecoder(const DecoderImpl& decoder, const ModelConfig
                                    const at::Tensor& target_embedding, const c10::Device& device)
     : config_(config), layout_(decoder.layout()), gates_(3 * config.decoder_hidden_size) {
   if (decoder.attention() != nullptr) {
-    attention_.emplace(decoder.attention()->parts(), decoder.attention()->normaliser(), device);
+    attention_.emplace(decoder.attention()->parts(), decoder.attention()->normaliser(),
+                       decoder.attention()->window_parts(), device);
   }
   for (std::size_t l = 0; l < decoder.layers().size(); ++l) {
     const GruWeights& w = decoder.layers()[l];
@@ -80,7 +81,7 @@ class InferenceDecoder::Terms final : public DecoderTerms {
       return {at::Tensor(), state_.source_rows.defined() ? p.index_select(0, state_.source_rows.to(p.device())) : p};
     }
     AttendedContext out;
-    out.weights = d_.attention_->weights(query, state_.keys, state_.mask, state_.source_rows);
+    out.weights = d_.attention_->weights(query, state_.keys, state_.mask, state_.source_rows, state_.steps);
     out.context = weighted_context(out.weights, state_.projected, state_.source_rows);
     return out;
   }
@@ -114,6 +115,7 @@ InferenceStep InferenceDecoder::step(const at::Tensor& previous_tokens, const In
   InferenceStep step;
   step.state = std::make_shared<InferenceState>(state);
   step.state->hidden = std::move(out.hidden);
+  step.state->steps = state.steps + 1;
   if (layout_.input_feeding()) step.state->feed = out.readout;
   step.readout = std::move(out.readout);
   step.attention = std::move(out.attended.weights);

@@ -18,6 +18,7 @@ DecoderStatePtr InferenceState::select(const at::Tensor& indices) const {
   selected->mask = mask.index_select(0, on_device);
   selected->hidden = hidden.index_select(1, on_device);
   if (feed.defined()) selected->feed = feed.index_select(0, on_device);
+  selected->steps = steps;
   return selected;
 }
 

@@ -22,6 +22,8 @@ struct InferenceState final : DecoderState {
   at::Tensor mask;         // [batch, src_len]     bool, true at real source positions
   at::Tensor hidden;       // [layers, batch, D]   decoder GRU state
   at::Tensor feed;         // [batch, R]           Luong input feeding (r_{t-1}); undefined in Bahdanau style
+  std::int64_t steps = 0;  // decoder steps taken: the next step is t = steps (local-m's centre);
+                           //   the same for every row (search steps all its rows together)
 
   std::int64_t batch_size() const override { return hidden.size(1); }
   /// Memory, keys and projections are not copied (they are the same for all beams of a sentence

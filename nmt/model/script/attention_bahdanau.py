@@ -7,8 +7,9 @@ def _attention_keys(self, memory: Tensor, final: Tensor) -> Tensor:
     return self._linear(memory, self.model.decoder.attention.key_layer.weight, None)
 
 
-def _attend(self, query: Tensor, memory: Tensor, keys: Tensor, mask: Tensor) -> Tuple[Tensor, Tensor]:
+def _attend(self, query: Tensor, memory: Tensor, keys: Tensor, mask: Tensor,
+            steps: Tensor) -> Tuple[Tensor, Tensor]:
     projected = self._linear(query, self.model.decoder.attention.query_layer.weight, None)
     energy = torch.tanh(projected.unsqueeze(1) + keys)
     scores = self._linear(energy, self.model.decoder.attention.energy_layer.weight, None).squeeze(2)
-    return self._context(scores, memory, mask)
+    return self._context(scores, memory, mask, query, steps)

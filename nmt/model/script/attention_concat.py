@@ -10,9 +10,10 @@ def _attention_keys(self, memory: Tensor, final: Tensor) -> Tensor:
     return self._linear(memory, weight[:, query_size:], None)
 
 
-def _attend(self, query: Tensor, memory: Tensor, keys: Tensor, mask: Tensor) -> Tuple[Tensor, Tensor]:
+def _attend(self, query: Tensor, memory: Tensor, keys: Tensor, mask: Tensor,
+            steps: Tensor) -> Tuple[Tensor, Tensor]:
     weight = self.model.decoder.attention.concat_layer.weight
     projected = self._linear(query, weight[:, :query.size(1)], None)
     energy = torch.tanh(projected.unsqueeze(1) + keys)
     scores = self._linear(energy, self.model.decoder.attention.energy_layer.weight, None).squeeze(2)
-    return self._context(scores, memory, mask)
+    return self._context(scores, memory, mask, query, steps)

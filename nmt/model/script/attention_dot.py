@@ -7,6 +7,7 @@ def _attention_keys(self, memory: Tensor, final: Tensor) -> Tensor:
     return memory
 
 
-def _attend(self, query: Tensor, memory: Tensor, keys: Tensor, mask: Tensor) -> Tuple[Tensor, Tensor]:
+def _attend(self, query: Tensor, memory: Tensor, keys: Tensor, mask: Tensor,
+            steps: Tensor) -> Tuple[Tensor, Tensor]:
     scores = torch.bmm(keys, query.unsqueeze(2)).squeeze(2)
-    return self._context(scores, memory, mask)
+    return self._context(scores, memory, mask, query, steps)

@@ -7,5 +7,6 @@ def _attention_keys(self, memory: Tensor, final: Tensor) -> Tensor:
     return final.unsqueeze(1)
 
 
-def _attend(self, query: Tensor, memory: Tensor, keys: Tensor, mask: Tensor) -> Tuple[Tensor, Tensor]:
+def _attend(self, query: Tensor, memory: Tensor, keys: Tensor, mask: Tensor,
+            steps: Tensor) -> Tuple[Tensor, Tensor]:
     return keys[:, 0], torch.zeros([query.size(0), 0], dtype=query.dtype, device=query.device)

@@ -8,9 +8,9 @@ def _initial_feed(self, batch: int, memory: Tensor) -> Tensor:
     return torch.zeros([batch, 0], dtype=memory.dtype, device=memory.device)
 
 
-def _decode(self, e: Tensor, memory: Tensor, keys: Tensor, mask: Tensor, hidden: Tensor,
-            feed: Tensor) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
-    context, attention = self._attend(hidden[:, hidden.size(1) - 1], memory, keys, mask)
+def _decode(self, e: Tensor, memory: Tensor, keys: Tensor, mask: Tensor, hidden: Tensor, feed: Tensor,
+            steps: Tensor) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+    context, attention = self._attend(hidden[:, hidden.size(1) - 1], memory, keys, mask, steps)
     s, hidden = self._decoder_layer_step(torch.cat([e, context], 1), hidden)
     readout = self.model.decoder.readout
     r = torch.tanh(self._linear(torch.cat([s, context, e], 1), readout.weight, readout.bias))

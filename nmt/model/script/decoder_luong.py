@@ -10,10 +10,10 @@ def _initial_feed(self, batch: int, memory: Tensor) -> Tensor:
     return torch.zeros([batch, self.model.decoder.readout.weight.size(0)], dtype=memory.dtype, device=memory.device)
 
 
-def _decode(self, e: Tensor, memory: Tensor, keys: Tensor, mask: Tensor, hidden: Tensor,
-            feed: Tensor) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+def _decode(self, e: Tensor, memory: Tensor, keys: Tensor, mask: Tensor, hidden: Tensor, feed: Tensor,
+            steps: Tensor) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
     s, hidden = self._decoder_layer_step(torch.cat([e, feed], 1), hidden)
-    context, attention = self._attend(s, memory, keys, mask)
+    context, attention = self._attend(s, memory, keys, mask, steps)
     readout = self.model.decoder.readout
     r = torch.tanh(self._linear(torch.cat([context, s], 1), readout.weight, readout.bias))
     return r, attention, hidden, r

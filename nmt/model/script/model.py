@@ -6,20 +6,23 @@
 # This file is compiled with torch::jit::Module::define, whose resolver knows torch.* builtins, the
 # module's attributes and its other methods only (no torch.nn.functional, no math). It is one of
 # several fragments (nmt/model/checkpoint_program.cc puts them together for a model's config):
-#   attention_<kind>.py  _attention_keys(memory, final), _attend(query, memory, keys, mask)
+#   attention_<kind>.py  _attention_keys(memory, final), _attend(query, memory, keys, mask, steps)
 #   normaliser_<kind>.py _normalise(scores) (scores to weights: softmax, sparsemax, entmax15)
+#   window_global.py, or window_local.py with window_local_<m|p>.py
+#                        _weights(scores, mask, query, steps) (where attention looks: every
+#                        position, or a window around a centre _centres(query, mask, steps))
 #   decoder_<style>.py   _decode(...) (one decoder step), _initial_feed(batch)
 #   bridge_<kind>.py     _initial_hidden(final)
 # and accessors generated for the config (the layers' parameter lists, tied or shared matrices):
 #   _source_embedding(), _target_embedding(), _output_weight(),
 #   _encoder_layers() -> [[W_ih, W_hh, b_ih, b_hh, W_ih_rev, W_hh_rev, b_ih_rev, b_hh_rev], ...],
-#   _decoder_layers() -> [[W_ih, W_hh, b_ih, b_hh], ...]
+#   _decoder_layers() -> [[W_ih, W_hh, b_ih, b_hh], ...], and for local attention _window_size() -> float
 #
 # The decoder state is a list of tensors whose first dimension is the batch, so that a caller
 # reorders beams with state[i].index_select(0, rows) for every i:
 #   [memory [B, S, 2H], keys [B, S, K] (without attention: the fixed context [B, 1, 2H]),
 #    mask [B, S] bool (true at real positions), hidden [B, L_d, D], feed [B, R] (Luong input
-#    feeding; [B, 0] in the Bahdanau style)]
+#    feeding; [B, 0] in the Bahdanau style), steps [B] int64 (the decoder steps taken: local-m's centre)]
 # Shapes: src [B, S] int64 (x_1 .. x_n EOS, padded with PAD), src_lengths [B] int64 (n + 1).
 
 
@@ -93,12 +96,15 @@ def encode(self, src: Tensor, src_lengths: Tensor) -> List[Tensor]:
     memory = x
     mask = torch.arange(src.size(1), device=src.device).unsqueeze(0) < lengths.unsqueeze(1)
     keys = self._attention_keys(memory, final)
-    return [memory, keys, mask, self._initial_hidden(final), self._initial_feed(src.size(0), memory)]
+    steps = torch.zeros([src.size(0)], device=src.device).long()
+    return [memory, keys, mask, self._initial_hidden(final), self._initial_feed(src.size(0), memory), steps]
 
 
-def _context(self, scores: Tensor, memory: Tensor, mask: Tensor) -> Tuple[Tensor, Tensor]:
-    # a = normalise(e) with e_j = -inf at padding (padded weights are exactly 0); c = sum_j a_j h_j.
-    weights = self._normalise(scores.masked_fill(~mask, float("-inf")))
+def _context(self, scores: Tensor, memory: Tensor, mask: Tensor, query: Tensor,
+             steps: Tensor) -> Tuple[Tensor, Tensor]:
+    # a = the window's weights of e with e_j = -inf at padding (padded weights are exactly 0);
+    # c = sum_j a_j h_j.
+    weights = self._weights(scores.masked_fill(~mask, float("-inf")), mask, query, steps)
     return torch.bmm(weights.unsqueeze(1), memory).squeeze(1), weights
 
 
@@ -118,11 +124,11 @@ def step(self, state: List[Tensor], previous_tokens: Tensor) -> Tuple[Tensor, Te
     # One decoder step for every row: previous_tokens [B] (BOS first) -> (log p(y_t | y_<t, x)
     # [B, V], attention a_t [B, S] ([B, 0] without attention), the next state).
     #   logits_t = W_out r_t + b_out,  log p = log_softmax(logits_t)      (docs/model.md, "Output layer")
-    memory, keys, mask, hidden, feed = state[0], state[1], state[2], state[3], state[4]
+    memory, keys, mask, hidden, feed, steps = state[0], state[1], state[2], state[3], state[4], state[5]
     e = self._embed(self._target_embedding(), previous_tokens)
-    r, attention, hidden, feed = self._decode(e, memory, keys, mask, hidden, feed)
+    r, attention, hidden, feed = self._decode(e, memory, keys, mask, hidden, feed, steps)
     logits = self._linear(r, self._output_weight(), self.model.output.bias)
-    return torch.log_softmax(logits, 1), attention, [memory, keys, mask, hidden, feed]
+    return torch.log_softmax(logits, 1), attention, [memory, keys, mask, hidden, feed, steps + 1]
 
 
 def _index(self, values: List[int], like: Tensor) -> Tensor:

@@ -1,0 +1,40 @@
+// Local attention (Luong, Pham & Manning 2015, section 3.2; docs/model.md, "Local attention"):
+// attention looks at a window of 2W + 1 source positions around a centre p_t, and favours the
+// centre with a Gaussian (sigma = W / 2):
+//   local-m:  p_t = min(t, n - 1)                          t: the decoder step from 0
+//   local-p:  p_t = (n - 1) sigmoid(v_p^T tanh(W_p q))      q: the style's query
+//   a_ts = align_s exp(-(s - p_t)^2 / (2 sigma^2)) / Z      for |s - p_t| <= W, else 0
+// with positions s = 0 .. n - 1 of the row's n real ones (EOS included), align the model's
+// normaliser (softmax, sparsemax, 1.5-entmax) of the scores inside the window, and Z the sum of
+// the products: the weights are renormalised (docs/model.md says why).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <functional>
+
+#include "nmt/model/model_config.h"
+
+namespace nmt {
+
+/// local-m's centres: p [rows] = min(step, n - 1) with n = lengths [rows] (int64), in `like`'s type.
+at::Tensor monotonic_centres(std::int64_t step, const at::Tensor& lengths, const at::Tensor& like);
+
+/// local-p's centres: energy [rows, 1] = v_p^T tanh(W_p q) -> p [rows] = (n - 1) sigmoid(energy).
+at::Tensor predicted_centres(const at::Tensor& energy, const at::Tensor& lengths);
+
+/// scores [rows, src_len] (-inf at padding), centres [rows] -> a [rows, src_len]: rows sum to 1,
+/// exactly 0 outside the window and at padding. The row's sum is sequential (cumsum), so padding
+/// after the row changes no bit of it.
+at::Tensor local_attention_weights(const at::Tensor& scores, const at::Tensor& centres, std::int64_t window,
+                                   AttentionNormaliser normaliser);
+/// The same with the normaliser given as a function of the window's scores (training's hard
+/// attention normalises with Gumbel noise: attention_normaliser.h).
+at::Tensor local_attention_weights(const at::Tensor& scores, const at::Tensor& centres, std::int64_t window,
+                                   const std::function<at::Tensor(const at::Tensor&)>& normalise);
+
+/// The real positions of each row: mask [rows, src_len] bool -> n [rows] int64.
+at::Tensor real_lengths(const at::Tensor& mask);
+
+}  // namespace nmt

@@ -1,0 +1,185 @@
+// Local attention (nmt/model/attention_window.h): weights worked by hand, the window's exact zeros,
+// the centres of local-m and local-p, padding and batch invariance bit for bit, local-p's position
+// network against finite differences, and where the window is stored in a model's config.
+#include "nmt/model/attention_window.h"
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+#include <torch/autograd.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "nmt/core/error.h"
+#include "nmt/model/attention.h"
+#include "tests/model/model_test_util.h"
+#include "tests/test_util.h"
+
+// A namespace of its own: the unity build puts this file in one unit with others.
+namespace nmt::attention_window_test {
+namespace {
+
+const double kInf = std::numeric_limits<double>::infinity();
+
+at::Tensor row(std::vector<double> values) { return at::tensor(values, at::kDouble).unsqueeze(0); }
+
+// Scores 0..5, centre 2, W = 1: the window is positions 1..3, sigma = 1/2, so the Gaussian is
+// exp(-2 d^2): e^-2 at 1 and 3, 1 at 2. softmax over the window times it, renormalised:
+// [e^1 e^-2, e^2, e^3 e^-2] / Z = [e^-1, e^2, e^1] / (e^-1 + e^2 + e^1).
+TEST(LocalAttention, ValuesWorkedByHand) {
+  const at::Tensor a = local_attention_weights(row({0, 1, 2, 3, 4, 5}), at::tensor({2.0}, at::kDouble), 1,
+                                               AttentionNormaliser::softmax);
+  const double z = std::exp(-1.0) + std::exp(2.0) + std::exp(1.0);
+  const std::vector<double> expected = {0, std::exp(-1.0) / z, std::exp(2.0) / z, std::exp(1.0) / z, 0, 0};
+  for (std::size_t j = 0; j < expected.size(); ++j) {
+    EXPECT_NEAR(a[0][static_cast<std::int64_t>(j)].item<double>(), expected[j], 1e-12) << j;
+  }
+  EXPECT_EQ(a[0][0].item<double>(), 0.0);  // exactly, outside the window
+  EXPECT_EQ(a[0][4].item<double>(), 0.0);
+
+  // A centre between positions: 2.5 with W = 1 holds 2 and 3 (|d| = 0.5), not 1 or 4 (1.5).
+  // Equal scores: the Gaussian's equal values at equal distances give a half each.
+  const at::Tensor between = local_attention_weights(row({7, 7, 7, 7, 7, 7}), at::tensor({2.5}, at::kDouble), 1,
+                                                     AttentionNormaliser::softmax);
+  EXPECT_NEAR(between[0][2].item<double>(), 0.5, 1e-12);
+  EXPECT_NEAR(between[0][3].item<double>(), 0.5, 1e-12);
+  EXPECT_EQ(at::count_nonzero(between).item<std::int64_t>(), 2);
+
+  // sparsemax inside the window: scores [1, 2, 3] at positions 1..3 give sparsemax [0, 0, 1]
+  // (1 + 2 * 2 > 5 fails): all the weight at position 3, whatever the Gaussian.
+  const at::Tensor sparse = local_attention_weights(row({0, 1, 2, 3, 4, 5}), at::tensor({2.0}, at::kDouble), 1,
+                                                    AttentionNormaliser::sparsemax);
+  EXPECT_EQ(sparse[0][3].item<double>(), 1.0);
+  EXPECT_EQ(at::count_nonzero(sparse).item<std::int64_t>(), 1);
+}
+
+TEST(LocalAttention, CentresOfLocalMAndLocalP) {
+  const at::Tensor lengths = at::tensor({3, 10, 1}, at::kLong);
+  const at::Tensor like = at::zeros({1}, at::kFloat);
+  // local-m: p_t = min(t, n - 1).
+  EXPECT_TRUE(at::equal(monotonic_centres(0, lengths, like), at::tensor({0.0f, 0.0f, 0.0f})));
+  EXPECT_TRUE(at::equal(monotonic_centres(4, lengths, like), at::tensor({2.0f, 4.0f, 0.0f})));
+  // local-p: (n - 1) sigmoid(energy); energy 0 is the middle, large energies the ends.
+  const at::Tensor energy = at::tensor({0.0f, 40.0f, -3.0f}).unsqueeze(1);
+  const at::Tensor p = predicted_centres(energy, lengths);
+  EXPECT_FLOAT_EQ(p[0].item<float>(), 1.0f);
+  EXPECT_FLOAT_EQ(p[1].item<float>(), 9.0f);
+  EXPECT_FLOAT_EQ(p[2].item<float>(), 0.0f);
+}
+
+// Random scores of rows with 9, 4 and 1 real positions, windows at assorted centres: every row sums
+// to 1, is exactly 0 outside its window and at its padding, and holds the same bits alone and
+// without padding as in the batch, for every normaliser.
+TEST(LocalAttention, SumsToOneZerosOutsideAndPaddingAndBatchInvarianceBitForBit) {
+  at::manual_seed(5);
+  const std::vector<std::int64_t> lengths = {9, 4, 1};
+  const at::Tensor mask = at::arange(9).unsqueeze(0) < at::tensor(lengths, at::kLong).unsqueeze(1);
+  const at::Tensor scores = at::randn({3, 9}, at::kFloat).masked_fill(mask.logical_not(), -kInf);
+  const at::Tensor centres = at::tensor({6.3f, 1.5f, 0.0f});
+  for (const auto normaliser :
+       {AttentionNormaliser::softmax, AttentionNormaliser::sparsemax, AttentionNormaliser::entmax15}) {
+    SCOPED_TRACE(name_of(normaliser));
+    const at::Tensor a = local_attention_weights(scores, centres, 2, normaliser);
+    EXPECT_TRUE(at::allclose(a.sum(-1), at::ones({3}), 1e-6, 1e-6));
+    const at::Tensor distance = (at::arange(9, at::kFloat).unsqueeze(0) - centres.unsqueeze(1)).abs();
+    EXPECT_TRUE(at::all(a.masked_select(distance > 2) == 0).item<bool>());
+    EXPECT_TRUE(at::all(a.masked_select(mask.logical_not()) == 0).item<bool>());
+    for (std::int64_t r = 0; r < 3; ++r) {
+      const at::Tensor alone = local_attention_weights(scores[r].slice(0, 0, lengths[r]).unsqueeze(0),
+                                                       centres.slice(0, r, r + 1), 2, normaliser);
+      EXPECT_TRUE(at::equal(alone[0], a[r].slice(0, 0, lengths[r]))) << "row " << r;
+    }
+  }
+}
+
+// local-p's gradients through the Gaussian to its position network (W_p, v_p), the query and the
+// score's parameters, against central finite differences in double precision, for softmax and
+// sparsemax. Centres stay away from the window's edges at this seed (the edges are not differentiable).
+TEST(LocalAttention, LocalPGradientsMatchFiniteDifferences) {
+  for (const auto normaliser : {AttentionNormaliser::softmax, AttentionNormaliser::sparsemax}) {
+    SCOPED_TRACE(name_of(normaliser));
+    ModelConfig config = test::tiny_config(AttentionType::general, DecoderStyle::luong);
+    config.attention_normaliser = normaliser;
+    config.attention_window = AttentionWindow::local_p;
+    config.attention_window_size = 2;
+    at::manual_seed(11);
+    auto attention = make_attention(config);
+    attention->to(at::kDouble);
+    const at::Tensor lengths = at::tensor({7, 3, 5}, at::kLong);
+    const at::Tensor mask = at::arange(7).unsqueeze(0) < lengths.unsqueeze(1);
+    const at::Tensor memory = at::randn({3, 7, 2 * config.encoder_hidden_size}, at::kDouble) * mask.unsqueeze(-1);
+    const at::Tensor query = at::randn({3, config.decoder_hidden_size}, at::kDouble).requires_grad_(true);
+    const at::Tensor probe = at::randn({3, 7}, at::kDouble);
+    const at::Tensor context_probe = at::randn({3, 2 * config.encoder_hidden_size}, at::kDouble);
+    const auto loss_fn = [&] {
+      const auto out = attention->forward(query, attention->precompute_keys(memory), memory, mask);
+      return (out.weights * probe).sum() + (out.context * context_probe).sum();
+    };
+    std::vector<std::pair<std::string, at::Tensor>> checked = {{"query", query}};
+    for (const auto& p : attention->named_parameters()) checked.emplace_back(p.key(), p.value());
+    std::vector<at::Tensor> tensors;
+    for (const auto& c : checked) tensors.push_back(c.second);
+    const auto grads = torch::autograd::grad({loss_fn()}, tensors);
+    // The position network does get a gradient (the Gaussian carries it).
+    EXPECT_GT(grads.back().abs().sum().item<double>(), 0) << checked.back().first;
+
+    torch::NoGradGuard no_grad;
+    const double eps = 1e-6;
+    for (std::size_t k = 0; k < checked.size(); ++k) {
+      at::Tensor flat = checked[k].second.view(-1);
+      const at::Tensor grad = grads[k].reshape(-1);
+      for (std::int64_t i = 0; i < flat.numel(); i += std::max<std::int64_t>(1, flat.numel() / 30)) {
+        const double original = flat[i].item<double>();
+        flat[i] = original + eps;
+        const double plus = loss_fn().item<double>();
+        flat[i] = original - eps;
+        const double minus = loss_fn().item<double>();
+        flat[i] = original;
+        const double numeric = (plus - minus) / (2 * eps);
+        EXPECT_NEAR(grad[i].item<double>(), numeric, 1e-6 + 1e-5 * std::abs(numeric))
+            << checked[k].first << "[" << i << "]";
+      }
+    }
+  }
+}
+
+TEST(LocalAttention, LocalPRegistersItsPositionNetworkUnderDocumentedNames) {
+  ModelConfig config = test::tiny_config(AttentionType::bahdanau, DecoderStyle::bahdanau);
+  config.attention_window = AttentionWindow::local_p;
+  std::vector<std::string> names;
+  for (const auto& p : make_attention(config)->named_parameters()) names.push_back(p.key());
+  EXPECT_EQ(names, (std::vector<std::string>{"query_layer.weight", "key_layer.weight", "energy_layer.weight",
+                                             "position_layer.weight", "position_energy.weight"}));
+  config.attention_window = AttentionWindow::local_m;  // nothing to learn: p_t = t
+  EXPECT_EQ(make_attention(config)->named_parameters().size(), 3u);
+}
+
+// The window is written only when it is not global, with its size: a global model's config reads
+// as before, and a config without it, every older checkpoint's, is global.
+TEST(LocalAttention, WindowIsStoredOnlyWhenLocalAndValidated) {
+  ModelConfig c = test::tiny_config(AttentionType::general, DecoderStyle::luong, 1);
+  EXPECT_EQ(c.to_json().find("attention_window"), std::string::npos);
+  EXPECT_EQ(ModelConfig::from_json(c.to_json()).attention_window, AttentionWindow::global);
+  for (const auto window : {AttentionWindow::local_m, AttentionWindow::local_p}) {
+    c.attention_window = window;
+    c.attention_window_size = 7;
+    EXPECT_NE(c.to_json().find("\"attention_window\":\"" + name_of(window) + "\",\"attention_window_size\":7"),
+              std::string::npos);
+    EXPECT_EQ(ModelConfig::from_json(c.to_json()), c);
+  }
+  std::string bad = c.to_json();
+  bad.replace(bad.find("\"local-p\""), 9, "\"local-q\"");
+  EXPECT_THROW_WITH(ModelConfig::from_json(bad), DataError, "unknown attention window 'local-q'");
+  std::string half = c.to_json();
+  half.replace(half.find(",\"attention_window_size\":7"), 26, "");
+  EXPECT_THROW_WITH(ModelConfig::from_json(half), DataError, "attention_window and attention_window_size go together");
+  c.attention_window_size = 0;
+  EXPECT_THROW_WITH(c.validate(), ConfigError, "model.attention-window-size must be in [1, 1000], got 0");
+  c.attention_window_size = 10;
+  c.attention = AttentionType::none;
+  EXPECT_THROW_WITH(c.validate(), ConfigError, "model.attention-window local-p needs attention");
+}
+
+}  // namespace
+}  // namespace nmt::attention_window_test
