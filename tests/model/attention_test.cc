@@ -70,27 +70,7 @@ TEST_P(AttentionScores, GradientsMatchFiniteDifferences) {
   };
   std::vector<std::pair<std::string, at::Tensor>> checked = {{"query", in.query}, {"memory", in.memory}};
   for (const auto& p : attention->named_parameters()) checked.emplace_back(p.key(), p.value());
-  std::vector<at::Tensor> tensors;
-  for (const auto& c : checked) tensors.push_back(c.second);
-  const auto grads = torch::autograd::grad({loss_fn()}, tensors);
-
-  torch::NoGradGuard no_grad;
-  const double eps = 1e-6;
-  for (std::size_t k = 0; k < checked.size(); ++k) {
-    at::Tensor flat = checked[k].second.view(-1);
-    const at::Tensor grad = grads[k].reshape(-1);
-    for (std::int64_t i = 0; i < flat.numel(); i += std::max<std::int64_t>(1, flat.numel() / 40)) {
-      const double original = flat[i].item<double>();
-      flat[i] = original + eps;
-      const double plus = loss_fn().item<double>();
-      flat[i] = original - eps;
-      const double minus = loss_fn().item<double>();
-      flat[i] = original;
-      const double numeric = (plus - minus) / (2 * eps);
-      EXPECT_NEAR(grad[i].item<double>(), numeric, 1e-6 + 1e-5 * std::abs(numeric))
-          << checked[k].first << "[" << i << "]";
-    }
-  }
+  test::expect_gradients_match_finite_differences(loss_fn, checked);
 }
 
 TEST_P(AttentionScores, ParameterNamesAreDocumented) {

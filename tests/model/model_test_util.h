@@ -3,8 +3,10 @@
 
 #include <ATen/ATen.h>
 
+#include <functional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "nmt/data/batch.h"
@@ -66,6 +68,14 @@ inline std::vector<AttentionKind> other_attention_kinds() {
           {AttentionNormaliser::softmax, AttentionWindow::local_m},
           {AttentionNormaliser::softmax, AttentionWindow::local_p}};
 }
+
+/// Central finite differences (step 1e-6) of loss() against autograd's gradients, for each named
+/// tensor of `checked` (double precision, leaves: requires_grad set or parameters), at about
+/// `samples` elements of each: |autograd - numeric| <= 1e-6 + 1e-5 |numeric|. Returns autograd's
+/// gradients in the order of `checked`.
+std::vector<at::Tensor> expect_gradients_match_finite_differences(
+    const std::function<at::Tensor()>& loss, const std::vector<std::pair<std::string, at::Tensor>>& checked,
+    std::int64_t samples = 40);
 
 /// Random id sequences of the given lengths, ids in [4, vocab).
 inline std::vector<std::vector<int>> random_sequences(const std::vector<int>& lengths, int vocab, std::uint64_t seed) {

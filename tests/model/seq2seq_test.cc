@@ -269,6 +269,17 @@ INSTANTIATE_TEST_SUITE_P(Kinds, EveryArchitecture,
                                             ::testing::Values(1), ::testing::ValuesIn(test::other_attention_kinds())),
                          combination_name);
 
+// 20 random pairs of 3 to 8 tokens (vocabularies 37 and 41, tiny_config's) in one batch.
+Batch twenty_pairs() {
+  std::vector<int> lengths(20);
+  for (int i = 0; i < 20; ++i) lengths[static_cast<std::size_t>(i)] = 3 + i % 6;
+  const auto corpus = ParallelCorpus::from_sequences(test::random_sequences(lengths, 37, 21),
+                                                     test::random_sequences(lengths, 41, 22));
+  std::vector<std::size_t> all(20);
+  std::iota(all.begin(), all.end(), 0);
+  return make_batch(corpus, all);
+}
+
 // A tiny model learns 20 sentence pairs by heart, for each attention type (and the style that
 // pairs with it in the literature; Cho et al.'s decoder without attention is Bahdanau's without a_t).
 class Overfits : public ::testing::TestWithParam<AttentionType> {};
@@ -278,13 +289,7 @@ TEST_P(Overfits, TwentyPairs) {
   ModelConfig c = test::tiny_config(GetParam(), bahdanau_style ? DecoderStyle::bahdanau : DecoderStyle::luong);
   c.embedding_size = c.encoder_hidden_size = c.decoder_hidden_size = c.attention_size = 32;
   at::manual_seed(4);
-  std::vector<int> lengths(20);
-  for (int i = 0; i < 20; ++i) lengths[static_cast<std::size_t>(i)] = 3 + i % 6;
-  const auto corpus = ParallelCorpus::from_sequences(test::random_sequences(lengths, 37, 21),
-                                                     test::random_sequences(lengths, 41, 22));
-  std::vector<std::size_t> all(20);
-  std::iota(all.begin(), all.end(), 0);
-  const Batch batch = make_batch(corpus, all);
+  const Batch batch = twenty_pairs();
   Seq2Seq model(c);
   torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(0.02));
   double loss_value = 0;
@@ -316,13 +321,7 @@ TEST(Seq2Seq, TrainedHardAttentionAttendsToOneStateAndLearns) {
   c.embedding_size = c.encoder_hidden_size = c.decoder_hidden_size = c.attention_size = 32;
   c.attention_normaliser = AttentionNormaliser::hard;
   at::manual_seed(4);
-  std::vector<int> lengths(20);
-  for (int i = 0; i < 20; ++i) lengths[static_cast<std::size_t>(i)] = 3 + i % 6;
-  const auto corpus = ParallelCorpus::from_sequences(test::random_sequences(lengths, 37, 21),
-                                                     test::random_sequences(lengths, 41, 22));
-  std::vector<std::size_t> all(20);
-  std::iota(all.begin(), all.end(), 0);
-  const Batch batch = make_batch(corpus, all);
+  const Batch batch = twenty_pairs();
   Seq2Seq model(c);
   torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(0.02));
   std::vector<double> losses;
