@@ -1,7 +1,9 @@
 // nmt-plot: pictures of a translation model's work (docs/attention.md): attention heat-maps from
-// nmt-translate --attention-output, and the training curves of a run directory.
+// nmt-translate --attention-output (one model's, or one sentence under several models), and the
+// training curves of a run directory.
 #include "apps/common/app_main.h"
 #include "apps/common/option_table.h"
+#include "nmt/plot/attention_comparison.h"
 #include "nmt/plot/attention_heatmap.h"
 #include "nmt/plot/attention_matrix.h"
 #include "nmt/plot/training_curves.h"
@@ -26,6 +28,20 @@ int main(int argc, char** argv) {
   attention->add_option("--title", heatmaps.options.title, "Title (default: line number and sizes)");
   attention->add_flag("!--no-alignment", heatmaps.options.mark_alignment, "Do not outline the hard alignment");
 
+  nmt::plot::AttentionComparisonJob comparison;
+  auto* compare = app.add_subcommand("compare-attention",
+                                     "One sentence's heat-maps from several models' --attention-output, side by side");
+  compare->add_option("inputs", comparison.inputs, "Attention JSON lines, one file per model (at least 2)")->required();
+  compare->add_option("--label", comparison.labels, "A title per file, in order (default: the file names)");
+  nmt::app::add_number_option(*compare, "--sentence,-s", comparison.line, "The input line to draw (from 1)")
+      ->capture_default_str();
+  compare->add_option("--output,-o", comparison.outputs, "Image files (.svg, .png, .pdf)")->required();
+  nmt::app::add_number_option(*compare, "--columns", comparison.columns, "Heat-maps per row (0: up to 4)")
+      ->capture_default_str();
+  compare->add_flag("--words", comparison.merge_words, "Merge subword pieces into words");
+  nmt::app::add_number_option(*compare, "--cell-size", comparison.options.cell_size, "Points per cell")
+      ->capture_default_str();
+
   nmt::plot::TrainingCurvesJob curves;
   auto* metrics = app.add_subcommand("metrics", "Training curves of one run directory, or several compared");
   metrics->add_option("run_dirs", curves.run_dirs, "Run directories (each with metrics.jsonl)")->required();
@@ -40,6 +56,7 @@ int main(int argc, char** argv) {
       if (sentences_option->count() > 0) heatmaps.lines = nmt::plot::parse_line_selection(sentences, "sentences");
       nmt::plot::write_attention_heatmaps(heatmaps);
     }
+    if (compare->parsed()) nmt::plot::write_attention_comparison(comparison);
     if (metrics->parsed()) nmt::plot::write_training_curves(curves);
   });
 }

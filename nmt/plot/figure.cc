@@ -148,6 +148,16 @@ std::string Figure::encode(ImageFormat format, double png_pixels_per_point) cons
   return bytes;
 }
 
+void Figure::draw_onto(_cairo* target, double x, double y) const {
+  check(cairo_status(impl_->cr), "drawing failed");
+  cairo_surface_flush(impl_->recording);
+  cairo_save(target);
+  cairo_set_source_surface(target, impl_->recording, x, y);
+  cairo_rectangle(target, x, y, width_, height_);
+  cairo_fill(target);
+  cairo_restore(target);
+}
+
 void Figure::save(const std::string& path, double png_pixels_per_point) const {
   const ImageFormat format = image_format_of(path);
   std::string bytes;

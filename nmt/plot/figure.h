@@ -54,6 +54,10 @@ class Figure {
   /// The image bytes in `format` (what save writes).
   std::string encode(ImageFormat format, double png_pixels_per_point = 2.0) const;
 
+  /// Replays this drawing onto another figure's context with its top left corner at (x, y), as
+  /// vectors (a figure made of figures stays sharp in SVG and PDF).
+  void draw_onto(_cairo* target, double x, double y) const;
+
  private:
   double width_, height_;
   struct Impl;

@@ -139,4 +139,20 @@ expect_error 1 "go with --by-length" -- "$score" "$work/ref.txt" -i "$work/h1.tx
 expect_error 1 "an image file must end" -- "$score" "$work/ref.txt" -i "$work/h1.txt" --by-length --plot "$work/l.bmp"
 [[ ! -e $work/l.bmp ]] && pass || fail "a failed score run left an image"
 
+
+# One sentence under two "models" side by side: both heat-maps' cells in one SVG; files that
+# translated other sources, or lack the line, are one-line errors that draw nothing.
+cp "$work/att.json" "$work/att2.json"
+expect 0 "drew line 3 of 2 files" -- "$plot" compare-attention "$work/att.json" "$work/att2.json" --label soft \
+  --label hard -s 3 -o "$work/compare.svg" -o "$work/compare.png"
+[[ -s $work/compare.png ]] && pass || fail "compare.png not written"
+if command -v python3 >/dev/null; then
+  [[ $(svg_cells "$work/compare.svg" 14) == 8 ]] && pass || fail "compare.svg: not 2 x 2 x 2 cells"
+fi
+expect_error 1 "line 2 of .*att.json has an empty translation" -- "$plot" compare-attention "$work/att.json" \
+  "$work/att2.json" -s 2 -o "$work/none.png"
+expect_error 1 "line 9 is not in" -- "$plot" compare-attention "$work/att.json" "$work/att2.json" -s 9 -o "$work/none.png"
+expect_error 1 "at least two attention files" -- "$plot" compare-attention "$work/att.json" -o "$work/none.png"
+[[ ! -e $work/none.png ]] && pass || fail "a refused comparison left a picture"
+
 finish

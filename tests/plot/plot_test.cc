@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "nmt/core/error.h"
+#include "nmt/plot/attention_comparison.h"
 #include "nmt/plot/attention_heatmap.h"
 #include "nmt/plot/attention_matrix.h"
 #include "nmt/plot/figure.h"
@@ -179,6 +180,58 @@ TEST(Heatmap, WritesTheChosenSentencesAndNothingFromBadInput) {
   job.output_dir = dir.path("a.json");
   EXPECT_THROW_WITH(write_attention_heatmaps(job), IoError, "a.json");
   EXPECT_EQ(test::read_text(dir.path("a.json")).substr(0, 10), kLine.substr(0, 10));
+}
+
+// The same line from three models, side by side: every panel's cells (3 x 20) in one SVG, a PNG
+// as wide as the panels and their gaps, and one-line errors that write nothing.
+TEST(AttentionComparison, DrawsEveryModelsHeatMapOfTheLineSideBySide) {
+  test::TempDir dir;
+  const std::string other =
+      R"({"index":3,"source":["▁Y","▁dij","o",":","</s>"],"target":["▁And","▁sa","id","</s>"],)"
+      R"("attention":[[1,0,0,0,0],[0,1,0,0,0],[0,0,1,0,0],[0,0,0,0,1]]})";
+  test::write_text(dir.path("soft.json"), kLine + "\n" + kLine + "\n");
+  test::write_text(dir.path("hard.json"), kLine + "\n" + other + "\n");
+  test::write_text(dir.path("local.json"), other + "\n" + kLine + "\n");
+  AttentionComparisonJob job;
+  job.inputs = {dir.path("soft.json"), dir.path("hard.json"), dir.path("local.json")};
+  job.labels = {"soft", "hard", "local"};
+  job.line = 2;
+  job.outputs = {dir.path("cmp.svg"), dir.path("cmp.png")};
+  EXPECT_EQ(write_attention_comparison(job), job.outputs);
+  const std::string svg = test::read_text(dir.path("cmp.svg"));
+  EXPECT_EQ(test::count_filled_squares(svg, job.options.cell_size), 3u * 4u * 5u);
+  for (const char* label : {">soft<", ">hard<", ">local<"}) EXPECT_EQ(svg.find(label), std::string::npos) << "text is drawn as glyphs";
+  const auto single = draw_attention_heatmap(parse_attention_line(kLine, "x"), HeatmapOptions{});
+  const auto [width, height] = png_size(test::read_text(dir.path("cmp.png")));
+  EXPECT_NEAR(width, 2 * (3 * single->width() + 4 * 18), 8);  // 2 pixels per point
+  EXPECT_NEAR(height, 2 * (single->height() + 2 * 18), 8);
+  job.columns = 1;
+  job.outputs = {dir.path("column.png")};
+  write_attention_comparison(job);
+  EXPECT_NEAR(png_size(test::read_text(dir.path("column.png"))).second, 2 * (3 * single->height() + 4 * 18), 8);
+
+  AttentionComparisonJob bad = job;
+  bad.outputs = {dir.path("bad.png")};
+  bad.inputs = {dir.path("soft.json")};
+  bad.labels.clear();
+  EXPECT_THROW_WITH(write_attention_comparison(bad), ConfigError, "at least two attention files");
+  bad = job;
+  bad.outputs = {dir.path("bad.png")};
+  bad.labels = {"one"};
+  EXPECT_THROW_WITH(write_attention_comparison(bad), ConfigError, "1 labels for 3 files");
+  bad.labels.clear();
+  bad.line = 7;
+  EXPECT_THROW_WITH(write_attention_comparison(bad), ConfigError, "line 7 is not in", "soft.json");
+  bad.line = 2;
+  test::write_text(dir.path("other.json"), kLine + "\n" + R"({"index":1,"source":["▁X","</s>"],"target":["▁x","</s>"],)"
+                                                            R"("attention":[[1,0],[0,1]]})" + "\n");
+  bad.inputs.push_back(dir.path("other.json"));
+  bad.labels.clear();
+  EXPECT_THROW_WITH(write_attention_comparison(bad), ConfigError, "other.json", "another source");
+  bad.outputs = {dir.path("bad.gif")};
+  EXPECT_THROW_WITH(write_attention_comparison(bad), ConfigError, "bad.gif");
+  EXPECT_FALSE(fs::exists(dir.path("bad.png")));
+  EXPECT_FALSE(fs::exists(dir.path("bad.gif")));
 }
 
 TEST(TrainingCurves, ReadsRunsKeepingTheLastEventOfARepeatedStep) {
