@@ -23,6 +23,11 @@ pkg_check_modules(Cairo QUIET IMPORTED_TARGET cairo)
 if(NOT Cairo_FOUND)
   message(FATAL_ERROR "cairo not found: install the Debian package 'libcairo2-dev' (scripts/setup.sh does).")
 endif()
+# GLib's Unicode normalisation (NFC) for nmt-corpus prepare; cairo's development package brings it.
+pkg_check_modules(GLib QUIET IMPORTED_TARGET glib-2.0)
+if(NOT GLib_FOUND)
+  message(FATAL_ERROR "glib-2.0 not found: install the Debian package 'libglib2.0-dev' (scripts/setup.sh does).")
+endif()
 # nmt-serve's HTTP server and client (the tests use the client).
 if(NMT_BUILD_SERVER)
   pkg_check_modules(CppHttplib QUIET IMPORTED_TARGET cpp-httplib)

@@ -19,7 +19,7 @@ while [[ $# -gt 0 ]]; do
   case $1 in
     --build-dir) build_dir=$(realpath -m "$2"); shift 2 ;;
     --test-packages) test_packages=1; shift ;;
-    --programs) targets=(--target nmt-tokenizer nmt-corpus-stats nmt-train nmt-translate nmt-score nmt-plot
+    --programs) targets=(--target nmt-tokenizer nmt-corpus nmt-corpus-stats nmt-train nmt-translate nmt-score nmt-plot
                          nmt-checkpoint); shift ;;
     -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
@@ -47,6 +47,7 @@ packages=(
   zlib1g-dev                                     # CRC-32 checks of checkpoint archives
   libgloo-dev                                    # Gloo headers: c10d's CPU process group (data-parallel training)
   libcairo2-dev fonts-dejavu-core                # the pictures (nmt-plot): cairo and the font it draws with
+  libglib2.0-dev                                 # Unicode NFC for nmt-corpus prepare (cairo's -dev brings it too)
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libgtest-dev
   libcpp-httplib-dev                             # nmt-serve's HTTP server (and the tests' client)
   diatheke sword-text-sparv sword-text-web sword-text-kjv   # the Bible corpus
