@@ -57,7 +57,7 @@ Rgb weight_shade(double w) {
 
 Rgb series_colour(std::size_t i) {
   // Okabe and Ito's palette: blue, vermillion, bluish green, orange, reddish purple, sky blue, yellow.
-  static constexpr std::array<Rgb, 7> palette = {{{0.000, 0.447, 0.698},
+  static constexpr std::array<Rgb, kSeriesColours> palette = {{{0.000, 0.447, 0.698},
                                                   {0.835, 0.369, 0.000},
                                                   {0.000, 0.620, 0.451},
                                                   {0.902, 0.624, 0.000},

@@ -37,7 +37,9 @@ inline constexpr Rgb kInk{0.15, 0.15, 0.15};
 /// (a sequential scale that prints in grey as well).
 Rgb weight_shade(double w);
 
-/// The colour of series i (a qualitative palette that stays distinct for colour-blind readers).
+/// The colour of series i (a qualitative palette that stays distinct for colour-blind readers):
+/// kSeriesColours colours, then again from the first.
+inline constexpr std::size_t kSeriesColours = 7;
 Rgb series_colour(std::size_t i);
 
 /// About `count` round tick values ("nice numbers": 1, 2, 5 x 10^k steps) covering [low, high].

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "nmt/core/error.h"
+#include "nmt/plot/draw.h"
 #include "nmt/plot/line_chart.h"
 
 namespace nmt::plot {
@@ -25,9 +26,12 @@ std::unique_ptr<Figure> draw_length_curves(const std::vector<SystemBuckets>& sys
     panel.x = x;
     panel.y.label = metric == "bleu" ? "BLEU" : "chrF";
     panel.y.include_zero = true;
-    for (const SystemBuckets& system : systems) {
+    for (std::size_t k = 0; k < systems.size(); ++k) {
+      const SystemBuckets& system = systems[k];
       Series s;
       s.label = system.label;
+      // Past the palette's colours, the second round of them is dashed: up to 14 systems stay apart.
+      s.dashed = k >= kSeriesColours;
       for (std::size_t i = 0; i < system.buckets.size(); ++i) {
         const CorpusScores& scores = system.buckets[i].scores;
         double y = std::numeric_limits<double>::quiet_NaN();

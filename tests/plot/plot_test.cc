@@ -291,6 +291,28 @@ TEST(LineChart, FlatAndSinglePointCurves) {
   EXPECT_THROW_WITH(draw_panels({}, ChartLayout{}), ConfigError, "at least one panel");
 }
 
+// Eleven systems (the attention study's kinds): the palette's seven colours solid, then dashed.
+TEST(LengthCurves, SystemsPastThePaletteAreDashed) {
+  std::vector<SystemBuckets> systems;
+  for (int k = 0; k < 11; ++k) {
+    LengthBucket shorter, longer;  // two points: a line between them
+    shorter.high = longer.low = 10;
+    shorter.sentences = longer.sentences = 3;
+    shorter.scores.bleu = longer.scores.bleu = BleuScore{};
+    shorter.scores.bleu->score = 10 + k;
+    longer.scores.bleu->score = 12 + k;
+    systems.push_back({"system " + std::to_string(k), {shorter, longer}});
+  }
+  ScoringOptions options;
+  options.metrics = {"bleu"};
+  const std::string svg = draw_length_curves(systems, LengthOf::source, options)->encode(ImageFormat::svg);
+  std::size_t dashed = 0;
+  for (std::size_t at = svg.find("stroke-dasharray"); at != std::string::npos; at = svg.find("stroke-dasharray", at + 1)) {
+    ++dashed;
+  }
+  EXPECT_EQ(dashed, 2u * 4u) << "four dashed systems, each as a line and in the legend";
+}
+
 TEST(LengthCurves, SystemsMustShareTheirBuckets) {
   LengthBucket a;
   a.low = 0;
