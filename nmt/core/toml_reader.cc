@@ -23,6 +23,8 @@ class LineCursor {
     while (pos_ < line_.size() && (line_[pos_] == ' ' || line_[pos_] == '\t')) ++pos_;
   }
   bool at_end() const { return pos_ >= line_.size(); }
+  void restart() { pos_ = 0; }
+  std::size_t remaining() const { return line_.size() - pos_; }
   char peek() const { return at_end() ? '\0' : line_[pos_]; }
   bool starts_with(std::string_view s) const { return line_.substr(pos_).substr(0, s.size()) == s; }
   bool consume(char c) {
@@ -57,7 +59,8 @@ class LineCursor {
     }
   }
 
-  TomlEntry::Kind value(std::string& out) {
+  // A value; a bare one (number, boolean) ends at a space, a '#' or a character of `stops`.
+  TomlEntry::Kind value(std::string& out, std::string_view stops = "") {
     skip_space();
     if (at_end() || peek() == '#') fail("the value is missing");
     if (starts_with("\"\"\"") || starts_with("'''")) fail("multi-line strings are not accepted here");
@@ -68,7 +71,9 @@ class LineCursor {
     if (peek() == '[') fail("arrays are not accepted: each option takes one value");
     if (peek() == '{') fail("inline tables are not accepted: use a [section]");
     const std::size_t start = pos_;
-    while (!at_end() && peek() != ' ' && peek() != '\t' && peek() != '#') ++pos_;
+    while (!at_end() && peek() != ' ' && peek() != '\t' && peek() != '#' && stops.find(peek()) == std::string_view::npos) {
+      ++pos_;
+    }
     out = std::string(line_.substr(start, pos_ - start));
     if (out == "true" || out == "false") return TomlEntry::Kind::boolean;
     if (is_integer(out)) return TomlEntry::Kind::integer;
@@ -167,9 +172,90 @@ std::string to_string(TomlEntry::Kind kind) {
     case TomlEntry::Kind::integer: return "an integer";
     case TomlEntry::Kind::floating: return "a number";
     case TomlEntry::Kind::boolean: return "true or false";
+    case TomlEntry::Kind::table: return "a table";
   }
   return "a value";
 }
+
+namespace {
+
+// The state of a file being read: the entries so far, what each key, section and array of tables
+// was first seen on, and where the lines now go.
+class ConfigReader {
+ public:
+  void line(LineCursor& cursor, int line_number) {
+    if (cursor.consume('[') && cursor.consume('[')) return array_header(cursor, line_number);
+    cursor.restart();
+    if (cursor.consume('[')) return section_header(cursor, line_number);
+    key_value(cursor, line_number);
+  }
+  std::vector<TomlEntry> entries;
+
+ private:
+  // [[NAME]]: the next table of the array NAME; its keys are NAME.KEY. The header is an entry too.
+  void array_header(LineCursor& cursor, int line_number) {
+    const std::string name = cursor.key();
+    if (!cursor.consume(']') || !cursor.consume(']')) cursor.fail("the array-of-tables name has no closing ]]");
+    if (seen_.count(name) > 0) {
+      cursor.fail("[[" + shown_text(name) + "]] names a key already set (on line " + std::to_string(seen_[name]) + ")");
+    }
+    if (seen_.count("[" + name + "]") > 0) cursor.fail("[[" + shown_text(name) + "]] names a [section]");
+    table_ = table_counts_[name]++;
+    section_ = name;
+    seen_["[[" + name + "]]"] = line_number;
+    cursor.expect_line_end();
+    TomlEntry header;
+    header.key = name;
+    header.kind = TomlEntry::Kind::table;
+    header.line = line_number;
+    header.table = table_;
+    entries.push_back(std::move(header));
+  }
+
+  void section_header(LineCursor& cursor, int line_number) {
+    section_ = cursor.key();
+    table_ = -1;
+    if (!cursor.consume(']')) cursor.fail("the section name has no closing ]");
+    if (section_.find('.') != std::string::npos) {
+      cursor.fail("nested sections like [" + shown_text(section_) + "] are not options");
+    }
+    const std::string header = "[" + section_ + "]";
+    if (seen_.count(header)) {
+      cursor.fail("section " + shown_text(header) + " appears twice (first on line " + std::to_string(seen_[header]) + ")");
+    }
+    seen_[header] = line_number;
+    cursor.expect_line_end();
+  }
+
+  void key_value(LineCursor& cursor, int line_number) {
+    TomlEntry entry;
+    entry.line = line_number;
+    entry.key = cursor.key();
+    if (!section_.empty()) entry.key = section_ + "." + entry.key;
+    entry.table = table_;
+    if (!cursor.consume('=')) cursor.fail("expected '=' after the key " + quoted_excerpt(entry.key));
+    entry.kind = cursor.value(entry.value);
+    cursor.expect_line_end();
+    if (table_ < 0 && seen_.count("[[" + entry.key + "]]") > 0) {
+      cursor.fail("key " + quoted_excerpt(entry.key) + " is also an array of tables (on line " +
+                  std::to_string(seen_["[[" + entry.key + "]]"]) + ")");
+    }
+    // Keys of different tables of one array are different keys.
+    const std::string unique = table_ < 0 ? entry.key : entry.key + "#" + std::to_string(table_);
+    const auto [it, inserted] = seen_.emplace(unique, line_number);
+    if (!inserted) {
+      cursor.fail("key " + quoted_excerpt(entry.key) + " is set twice (first on line " + std::to_string(it->second) + ")");
+    }
+    entries.push_back(std::move(entry));
+  }
+
+  std::map<std::string, int> seen_;          // key, [section] or [[array]] -> its first line
+  std::string section_;
+  int table_ = -1;                           // the current [[array]] table's index, or -1
+  std::map<std::string, int> table_counts_;  // array of tables -> tables so far
+};
+
+}  // namespace
 
 std::vector<TomlEntry> parse_toml_config(std::string_view text, const std::string& source) {
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // a byte-order mark some editors write
@@ -177,9 +263,7 @@ std::vector<TomlEntry> parse_toml_config(std::string_view text, const std::strin
   if (invalid != std::string_view::npos) {
     throw ConfigError(source + ": not a text file (invalid UTF-8 at byte " + std::to_string(invalid) + ")");
   }
-  std::vector<TomlEntry> entries;
-  std::map<std::string, int> seen;  // key -> line
-  std::string section;
+  ConfigReader reader;
   int line_number = 0;
   for (std::size_t start = 0; start <= text.size();) {
     std::size_t end = text.find('\n', start);
@@ -197,31 +281,38 @@ std::vector<TomlEntry> parse_toml_config(std::string_view text, const std::strin
     LineCursor cursor(line, where);
     cursor.skip_space();
     if (cursor.at_end() || cursor.peek() == '#') continue;
-    if (cursor.starts_with("[[")) cursor.fail("arrays of tables are not accepted");
-    if (cursor.consume('[')) {
-      section = cursor.key();
-      if (!cursor.consume(']')) cursor.fail("the section name has no closing ]");
-      if (section.find('.') != std::string::npos) cursor.fail("nested sections like [" + shown_text(section) + "] are not options");
-      if (seen.count("[" + section + "]")) {
-        cursor.fail("section [" + shown_text(section) + "] appears twice (first on line " + std::to_string(seen["[" + section + "]"]) + ")");
-      }
-      seen["[" + section + "]"] = line_number;
-      cursor.expect_line_end();
-      continue;
-    }
-    TomlEntry entry;
-    entry.line = line_number;
-    entry.key = cursor.key();
-    if (!section.empty()) entry.key = section + "." + entry.key;
-    if (!cursor.consume('=')) cursor.fail("expected '=' after the key " + quoted_excerpt(entry.key));
-    entry.kind = cursor.value(entry.value);
-    cursor.expect_line_end();
-    const auto [it, inserted] = seen.emplace(entry.key, line_number);
-    if (!inserted) {
-      cursor.fail("key " + quoted_excerpt(entry.key) + " is set twice (first on line " + std::to_string(it->second) + ")");
-    }
-    entries.push_back(std::move(entry));
+    reader.line(cursor, line_number);
   }
+  return std::move(reader.entries);
+}
+
+std::vector<TomlEntry> parse_toml_inline_table(std::string_view text, const std::string& source) {
+  const std::size_t invalid = find_invalid_utf8(text);
+  if (invalid != std::string_view::npos) {
+    throw ConfigError(source + ": invalid UTF-8 at byte " + std::to_string(invalid));
+  }
+  if (text.find('\n') != std::string_view::npos) throw ConfigError(source + ": an inline table is one line");
+  LineCursor cursor(text, source);
+  cursor.skip_space();
+  const bool braces = cursor.consume('{');
+  std::vector<TomlEntry> entries;
+  std::map<std::string, bool> seen;
+  cursor.skip_space();
+  if (!(braces && cursor.peek() == '}') && !(!braces && cursor.at_end())) {
+    while (true) {
+      TomlEntry entry;
+      entry.line = 1;
+      entry.key = cursor.key();
+      if (!cursor.consume('=')) cursor.fail("expected '=' after the key " + quoted_excerpt(entry.key));
+      entry.kind = cursor.value(entry.value, ",}");
+      if (!seen.emplace(entry.key, true).second) cursor.fail("key " + quoted_excerpt(entry.key) + " is set twice");
+      entries.push_back(std::move(entry));
+      if (!cursor.consume(',')) break;
+    }
+  }
+  if (braces && !cursor.consume('}')) cursor.fail("the inline table has no closing }");
+  cursor.skip_space();
+  if (!cursor.at_end()) cursor.fail("unexpected " + quoted_excerpt(text.substr(text.size() - cursor.remaining())) + " after the table");
   return entries;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 
 namespace nmt {
 
@@ -40,26 +41,39 @@ std::string toml_float(double value) {
   return text;
 }
 
+TomlWriter::Section& TomlWriter::section(const std::string& name) {
+  auto it = std::find_if(sections_.begin(), sections_.end(), [&](const Section& s) { return s.name == name; });
+  if (it == sections_.end()) it = sections_.insert(sections_.end(), Section{name, {}, {}});
+  return *it;
+}
+
 void TomlWriter::add(const std::string& dotted_key, std::string value) {
   const auto dot = dotted_key.find('.');
   if (dot == std::string::npos) {
     top_.emplace_back(dotted_key, std::move(value));
     return;
   }
-  const std::string section = dotted_key.substr(0, dot);
-  auto it = std::find_if(sections_.begin(), sections_.end(), [&](const auto& s) { return s.first == section; });
-  if (it == sections_.end()) it = sections_.insert(sections_.end(), {section, {}});
-  it->second.emplace_back(dotted_key.substr(dot + 1), std::move(value));
+  section(dotted_key.substr(0, dot)).entries.emplace_back(dotted_key.substr(dot + 1), std::move(value));
+}
+
+void TomlWriter::add_table(const std::string& dotted_key, Entries entries) {
+  const auto dot = dotted_key.find('.');
+  if (dot == std::string::npos) throw std::logic_error("TomlWriter::add_table: '" + dotted_key + "' has no section");
+  section(dotted_key.substr(0, dot)).tables.emplace_back(dotted_key.substr(dot + 1), std::move(entries));
 }
 
 std::vector<std::pair<std::string, std::string>> TomlWriter::section_texts() const {
-  const auto lines_of = [](const std::vector<std::pair<std::string, std::string>>& entries) {
+  const auto lines_of = [](const Entries& entries) {
     std::string out;
     for (const auto& [key, value] : entries) out += key + " = " + value + "\n";
     return out;
   };
   std::vector<std::pair<std::string, std::string>> out = {{"", lines_of(top_)}};
-  for (const auto& [name, entries] : sections_) out.emplace_back(name, lines_of(entries));
+  for (const Section& s : sections_) {
+    std::string text = lines_of(s.entries);
+    for (const auto& [array, entries] : s.tables) text += "\n[[" + s.name + "." + array + "]]\n" + lines_of(entries);
+    out.emplace_back(s.name, text);
+  }
   return out;
 }
 

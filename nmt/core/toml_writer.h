@@ -24,6 +24,9 @@ class TomlWriter {
  public:
   /// `dotted_key`: "train.max-steps" or "seed"; `value`: already TOML (toml_string, a number, true).
   void add(const std::string& dotted_key, std::string value);
+  /// A table of the array of tables `dotted_key` ("data.corpus": [[data.corpus]]), written after
+  /// its section's keys; `entries` as add()'s values.
+  void add_table(const std::string& dotted_key, std::vector<std::pair<std::string, std::string>> entries);
   /// The whole file.
   std::string text() const;
   /// Each section's "key = value" lines, the top-level keys first (section ""), as text() has them.
@@ -31,7 +34,14 @@ class TomlWriter {
 
  private:
   std::vector<std::pair<std::string, std::string>> top_;
-  std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>> sections_;
+  using Entries = std::vector<std::pair<std::string, std::string>>;
+  struct Section {
+    std::string name;
+    Entries entries;
+    std::vector<std::pair<std::string, Entries>> tables;  // (array name after the section's, its table)
+  };
+  Section& section(const std::string& name);
+  std::vector<Section> sections_;
 };
 
 }  // namespace nmt

@@ -6,37 +6,10 @@
 #include <numeric>
 
 #include "nmt/core/error.h"
+#include "nmt/core/split_mix.h"
 
 namespace nmt {
 namespace {
-
-// SplitMix64 (Steele, Lea, Flood 2014): small, fast, and specified bit for bit, so that a seed gives
-// the same batches with every compiler and standard library.
-class SplitMix64 {
- public:
-  explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  /// Uniform in [0, bound) without modulo bias (rejection sampling).
-  std::uint64_t below(std::uint64_t bound) {
-    const std::uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
-    std::uint64_t value;
-    do value = next(); while (value >= limit);
-    return value % bound;
-  }
-
- private:
-  std::uint64_t state_;
-};
-
-template <typename T>
-void fisher_yates(std::vector<T>& items, SplitMix64& rng) {
-  for (std::size_t i = items.size(); i > 1; --i) std::swap(items[i - 1], items[rng.below(i)]);
-}
 
 // Shuffles runs of `k` consecutive batches, keeping each run's order; the n mod k batches left over
 // (the longest, cut last) end the plan, so that steps of k batches from the epoch's start each take

@@ -61,7 +61,11 @@ TEST(TomlReader, RefusesWhatIsNotOneValuePerKey) {
   };
   refuses("a = [1, 2]", "arrays are not accepted");
   refuses("a = {x = 1}", "inline tables");
-  refuses("[[runs]]", "arrays of tables");
+  refuses("[[runs]\n", "no closing ]]");
+  refuses("x = 1\n[[x]]", "[[x]] names a key already set (on line 1)");
+  refuses("[a]\n[[a]]", "[[a]] names a [section]");
+  refuses("[[a.b]]\nx = 1\nx = 2", "key 'a.b.x' is set twice (first on line 2)");
+  refuses("[[a.b]]\n[a]\nb = 3", "key 'a.b' is also an array of tables (on line 1)");
   refuses("[a.b]\nx = 1", "nested sections");
   refuses("[a]\nx = 1\n[a]\ny = 2", "section [a] appears twice (first on line 1)");
   refuses("x = 1\n\nx = 2", "bad.toml:3: key 'x' is set twice (first on line 1)");
@@ -75,6 +79,56 @@ TEST(TomlReader, RefusesWhatIsNotOneValuePerKey) {
   refuses("x 1", "expected '='");
   refuses("x = \"\"\"long\"\"\"", "multi-line strings");
   refuses("[train\nx = 1", "no closing ]");
+}
+
+// [[data.corpus]]: each table's header is an entry of its own (so an empty table is seen), and its
+// keys follow with the table's index; another table of the array may set the same keys again.
+TEST(TomlReader, ArraysOfTablesNumberTheirTables) {
+  const auto entries = parse_toml_config(
+      "[data]\ndev = \"d\"\n[[data.corpus]]\nsource = \"a\"\nweight = 2\n[[data.corpus]]\n[[data.corpus]]\n"
+      "source = \"c\"\n[train]\nsteps = 3\n",
+      "t.toml");
+  ASSERT_EQ(entries.size(), 8u);
+  EXPECT_EQ(entries[0].key, "data.dev");
+  EXPECT_EQ(entries[0].table, -1);
+  EXPECT_EQ(entries[1].kind, Kind::table);
+  EXPECT_EQ(entries[1].key, "data.corpus");
+  EXPECT_EQ(entries[1].table, 0);
+  EXPECT_EQ(entries[1].line, 3);
+  EXPECT_EQ(entries[2].key, "data.corpus.source");
+  EXPECT_EQ(entries[2].table, 0);
+  EXPECT_EQ(entries[3].key, "data.corpus.weight");
+  EXPECT_EQ(entries[3].kind, Kind::integer);
+  EXPECT_EQ(entries[4].table, 1);  // an empty table
+  EXPECT_EQ(entries[4].kind, Kind::table);
+  EXPECT_EQ(entries[5].table, 2);
+  EXPECT_EQ(entries[6].key, "data.corpus.source");
+  EXPECT_EQ(entries[6].value, "c");
+  EXPECT_EQ(entries[6].table, 2);
+  EXPECT_EQ(entries[7].key, "train.steps");
+  EXPECT_EQ(entries[7].table, -1);
+}
+
+TEST(TomlReader, InlineTablesAreOneLineOfKeysAndValues) {
+  for (const std::string& text : {std::string("{source = \"a b\", weight = 2.5, reverse = true}"),
+                                  std::string("  source='a b',weight=2.5 ,reverse = true  ")}) {
+    const auto entries = parse_toml_inline_table(text, "--x");
+    ASSERT_EQ(entries.size(), 3u) << text;
+    EXPECT_EQ(entries[0].key, "source");
+    EXPECT_EQ(entries[0].value, "a b");
+    EXPECT_EQ(entries[1].value, "2.5");
+    EXPECT_EQ(entries[1].kind, Kind::floating);
+    EXPECT_EQ(entries[2].kind, Kind::boolean);
+  }
+  EXPECT_TRUE(parse_toml_inline_table("{}", "--x").empty());
+  EXPECT_TRUE(parse_toml_inline_table("", "--x").empty());
+  EXPECT_THROW_WITH(parse_toml_inline_table("{a = 1", "--x"), ConfigError, "--x: the inline table has no closing }");
+  EXPECT_THROW_WITH(parse_toml_inline_table("{a = 1} b", "--x"), ConfigError, "unexpected 'b' after the table");
+  EXPECT_THROW_WITH(parse_toml_inline_table("a = 1, a = 2", "--x"), ConfigError, "key 'a' is set twice");
+  EXPECT_THROW_WITH(parse_toml_inline_table("a = x.es", "--x"), ConfigError, "'x.es' is not a TOML value");
+  EXPECT_THROW_WITH(parse_toml_inline_table("a = [1]", "--x"), ConfigError, "arrays are not accepted");
+  EXPECT_THROW_WITH(parse_toml_inline_table("a = 1\nb = 2", "--x"), ConfigError, "an inline table is one line");
+  EXPECT_THROW_WITH(parse_toml_inline_table("a 1", "--x"), ConfigError, "expected '=' after the key");
 }
 
 TEST(TomlReader, BinaryAndNonTextAreRefused) {
