@@ -55,6 +55,10 @@ int main(int argc, char** argv) {
   nmt::app::add_enum_option(app, "--long-inputs", t.long_inputs, "Longer sources: truncate (with a warning) or reject");
   nmt::app::add_number_option(app, "--chunk-lines", job.stream.chunk_lines, "Lines read and sorted together")->capture_default_str();
   app.add_flag("--scores", job.scores, "Prefix each translation with its score and a tab");
+  app.add_option_function<std::string>(
+      "--tag", [&job](const std::string& tag) { job.tag = tag; },
+      "Put this tag before every source: the output style or direction a model trained on tagged corpora offers "
+      "(default: its data.default-tag; '' for none)");
   app.add_option("--shortlist", job.shortlist,
                  "A lexical shortlist (nmt-checkpoint shortlist): each sentence's output over its own list of target "
                  "pieces only (faster; --score ignores it)");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "nmt/core/toml_reader.h"
+#include "nmt/core/toml_writer.h"
 #include "nmt/core/decimal_number.h"
 #include "nmt/core/error.h"
 
@@ -26,11 +27,24 @@ std::vector<TomlEntry::Kind> accepted_kinds(const CLI::Option& option) {
   return {Kind::string};
 }
 
-// key -> (value as handed to CLI11, "FILE:LINE") of the last configuration file read.
-std::map<std::string, std::pair<std::string, std::string>>& origins() {
-  static std::map<std::string, std::pair<std::string, std::string>> table;
+// key -> (value as handed to CLI11, "FILE:LINE") of the last configuration file read: one for each
+// key, one for each table of an array of tables.
+std::map<std::string, std::vector<std::pair<std::string, std::string>>>& origins() {
+  static std::map<std::string, std::vector<std::pair<std::string, std::string>>> table;
   return table;
 }
+
+// A table of an array of tables ([[data.corpus]]) as the inline table its option reads.
+struct ArrayTable {
+  std::string array;  // "data.corpus"
+  std::string where;  // its header's FILE:LINE
+  std::string text = "{";
+  void add(const TomlEntry& entry) {
+    const std::string key = entry.key.substr(array.size() + 1);
+    text += (text.size() > 1 ? ", " : "") + toml_string(key) + " = " +
+            (entry.kind == TomlEntry::Kind::string ? toml_string(entry.value) : entry.value);
+  }
+};
 
 std::string config_file_name(const CLI::App* app) {
   if (app != nullptr) {
@@ -61,11 +75,26 @@ std::vector<CLI::ConfigItem> SectionedToml::from_config(std::istream& input) con
   std::vector<CLI::ConfigItem> items;
   origins().clear();
   try {
+    std::vector<ArrayTable> tables;
     for (const TomlEntry& entry : parse_toml_config(text, source)) {
       const std::string where = source + ":" + std::to_string(entry.line);
+      if (entry.kind == TomlEntry::Kind::table) {
+        if (app_ != nullptr) {
+          const CLI::Option* option = app_->get_option_no_throw("--" + entry.key);
+          if (option == nullptr || !option->get_configurable() || option->get_type_name() != "TABLE") {
+            throw ConfigError(where + ": unknown array of tables [[" + shown_text(entry.key) + "]]");
+          }
+        }
+        tables.push_back(ArrayTable{entry.key, where});
+        continue;
+      }
+      if (entry.table >= 0) {
+        tables.back().add(entry);
+        continue;
+      }
       if (app_ != nullptr) {
         const CLI::Option* option = app_->get_option_no_throw("--" + entry.key);
-        if (option == nullptr || !option->get_configurable()) {
+        if (option == nullptr || !option->get_configurable() || option->get_type_name() == "TABLE") {
           throw ConfigError(where + ": unknown key " + quoted_excerpt(entry.key));
         }
         const auto kinds = accepted_kinds(*option);
@@ -81,11 +110,24 @@ std::vector<CLI::ConfigItem> SectionedToml::from_config(std::istream& input) con
         // TOML's digit separators (checked by the reader: only between digits) are not ours.
         value.erase(std::remove(value.begin(), value.end(), '_'), value.end());
       }
-      origins()[entry.key] = {value, where};
+      origins()[entry.key] = {{value, where}};
       CLI::ConfigItem item;
       item.name = entry.key;
       item.inputs = {value};
       items.push_back(std::move(item));
+    }
+    // Each array's tables as one option with a value per table, in file order.
+    for (const ArrayTable& table : tables) {
+      ArrayTable closed = table;
+      closed.text += "}";
+      origins()[table.array].emplace_back(closed.text, table.where);
+      auto item = std::find_if(items.begin(), items.end(), [&](const CLI::ConfigItem& i) { return i.name == table.array; });
+      if (item == items.end()) {
+        items.emplace_back();
+        item = std::prev(items.end());
+        item->name = table.array;
+      }
+      item->inputs.push_back(closed.text);
     }
   } catch (const ConfigError& e) {
     throw CLI::ConfigError(e.what());
@@ -104,12 +146,17 @@ void note_command_line(int argc, char** argv) {
 std::string config_key_origin(const std::string& key) {
   if (command_line_keys().count(key) > 0) return std::string();
   const auto it = origins().find(key);
-  return it != origins().end() ? it->second.second : std::string();
+  return it != origins().end() && !it->second.empty() ? it->second.front().second : std::string();
 }
 
 std::string config_value_origin(const std::string& key, const std::string& value) {
+  if (command_line_keys().count(key) > 0) return std::string();
   const auto it = origins().find(key);
-  return it != origins().end() && it->second.first == value ? config_key_origin(key) : std::string();
+  if (it == origins().end()) return std::string();
+  for (const auto& [given, where] : it->second) {
+    if (given == value) return where;
+  }
+  return std::string();
 }
 
 void check_config_file(const std::string& path) {

@@ -18,6 +18,7 @@
 #include "nmt/core/error.h"
 #include "nmt/core/option_doc.h"
 #include "nmt/plot/figure.h"
+#include "nmt/train/corpus_options.h"
 
 namespace nmt::app {
 
@@ -117,6 +118,22 @@ CLI::Option* add_enum_option(CLI::App& app, const std::string& names, Enum& fiel
                            [&field](const std::string& name) { field = parse_enum<Enum>(name); });
 }
 
+/// The check of one --data.corpus value: its inline table parses. A bad one from a configuration
+/// file names the [[data.corpus]] table's FILE:LINE.
+inline CLI::Validator corpus_table_check(const std::string& key) {
+  return CLI::Validator(
+      [key](std::string& text) -> std::string {
+        const std::string origin = config_value_origin(key, text);
+        try {
+          parse_corpus_inline_table(text, origin);
+          return std::string();
+        } catch (const ConfigError& e) {
+          throw CLI::ConfigError(e.what());  // past CLI11, which would name the option again
+        }
+      },
+      "");
+}
+
 /// The option --KEY of an option table bound to `field`.
 template <class T>
 CLI::Option* add_table_option(CLI::App& app, const OptionDoc& doc, T& field) {
@@ -127,6 +144,20 @@ CLI::Option* add_table_option(CLI::App& app, const OptionDoc& doc, T& field) {
     // The message names the option once: CLI11 puts --KEY before it.
     return add_parsed_option(app, flag, doc.help, "FORMATS", field.text(),
                              [&field](const std::string& text) { field = plot::ImageFormatChoice::parse(text, ""); });
+  } else if constexpr (std::is_same_v<T, CorpusList>) {
+    // One inline table per value, the option repeated; a configuration file's [[KEY]] tables.
+    return app
+        .add_option_function<std::vector<std::string>>(
+            flag,
+            [&field](const std::vector<std::string>& tables) {
+              field.corpora.clear();
+              for (const std::string& table : tables) field.corpora.push_back(parse_corpus_inline_table(table));
+            },
+            doc.help)
+        ->type_name("TABLE")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->check(corpus_table_check(doc.key));
   } else if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
     return add_number_option(app, flag, field, doc.help);
   } else {

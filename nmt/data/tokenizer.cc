@@ -244,6 +244,19 @@ std::string Tokenizer::id_to_piece(int id) const {
 
 int Tokenizer::piece_to_id(std::string_view piece) const { return impl_->processor.PieceToId(piece); }
 
+bool Tokenizer::is_user_defined(int id) const {
+  const auto& pieces = impl_->processor.model_proto().pieces();
+  return id >= 0 && id < pieces.size() && pieces.Get(id).type() == sentencepiece::ModelProto::SentencePiece::USER_DEFINED;
+}
+
+std::vector<std::string> Tokenizer::user_defined_pieces() const {
+  std::vector<std::string> out;
+  for (const auto& piece : impl_->processor.model_proto().pieces()) {
+    if (piece.type() == sentencepiece::ModelProto::SentencePiece::USER_DEFINED) out.push_back(piece.piece());
+  }
+  return out;
+}
+
 std::string Tokenizer::model_type() const {
   switch (impl_->processor.model_proto().trainer_spec().model_type()) {
     case sentencepiece::TrainerSpec::UNIGRAM: return "unigram";

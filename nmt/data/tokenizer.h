@@ -54,6 +54,10 @@ class Tokenizer {
   std::string id_to_piece(int id) const;
   /// The id of `piece`, or SpecialIds::kUnk when the vocabulary has no such piece.
   int piece_to_id(std::string_view piece) const;
+  /// Whether `id` is a user-defined symbol: a piece SentencePiece never splits (tags).
+  bool is_user_defined(int id) const;
+  /// The user-defined symbols, in id order.
+  std::vector<std::string> user_defined_pieces() const;
   /// "unigram" or "bpe" (the others SentencePiece knows: "word", "char").
   std::string model_type() const;
 

@@ -190,6 +190,9 @@ TokenizerPair train_tokenizer_pair(const std::vector<std::string>& source_files,
                                    const std::vector<std::string>& target_files,
                                    const TokenizerPairOptions& options) {
   TokenizerTrainOptions train = options.common;
+  const std::vector<std::string> target_symbols = train.user_defined_symbols;
+  train.user_defined_symbols.insert(train.user_defined_symbols.end(), options.source_symbols.begin(),
+                                    options.source_symbols.end());
   if (options.joint) {
     train.input_files = source_files;
     train.input_files.insert(train.input_files.end(), target_files.begin(), target_files.end());
@@ -207,6 +210,7 @@ TokenizerPair train_tokenizer_pair(const std::vector<std::string>& source_files,
   Tokenizer source = train_tokenizer(train);
   train.input_files = target_files;
   train.model_path = options.target_model_path;
+  train.user_defined_symbols = target_symbols;
   Tokenizer target = train_tokenizer(train);
   return {source, target};
 }

@@ -46,6 +46,7 @@ struct TokenizerPairOptions {
   std::string source_model_path;   // the joint model's path when joint
   std::string target_model_path;   // unused when joint
   TokenizerTrainOptions common;    // all other settings; input_files and model_path are ignored
+  std::vector<std::string> source_symbols;  // further user-defined symbols of the source (or joint) model: tags
 };
 
 TokenizerPair train_tokenizer_pair(const std::vector<std::string>& source_files,

@@ -64,11 +64,21 @@ void TrainConfig::validate() const {
   require_option(!run_dir.empty(), "run-dir", "set", "''");
   check_thread_count(threads, "threads");
   if (blas_threads != 0) check_thread_count(blas_threads, "blas-threads");
-  for (const auto& [key, value] : {std::pair{"data.train-source", data.train_source},
-                                   {"data.train-target", data.train_target}, {"data.dev-source", data.dev_source},
-                                   {"data.dev-target", data.dev_target}}) {
-    require_option(!value.empty(), key, "set", "''");
+  if (data.corpora.empty()) {
+    require_option(!data.train_source.empty(), "data.train-source", "set (or data.corpus)", "''");
+    require_option(!data.train_target.empty(), "data.train-target", "set (or data.corpus)", "''");
+    if (!data.default_tag.empty()) {
+      throw ConfigError("data.default-tag: " + quoted_excerpt(data.default_tag) +
+                        " names a tag, but there are none: tags belong to data.corpus tables");
+    }
+  } else {
+    if (!data.train_source.empty() || !data.train_target.empty()) {
+      throw ConfigError("data.corpus and data.train-source/-target are both set: give the training data one way");
+    }
+    validate_corpora(data.corpora, data.target_spm.empty(), data.default_tag);
   }
+  require_option(!data.dev_source.empty(), "data.dev-source", "set", "''");
+  require_option(!data.dev_target.empty(), "data.dev-target", "set", "''");
   // With init-from the subword models are the checkpoint's.
   if (init_from.empty()) require_option(!data.source_spm.empty(), "data.source-spm", "set (or init-from)", "''");
   require_option(data.vocab_size >= 8, "data.vocab-size", ">= 8", std::to_string(data.vocab_size));
@@ -120,7 +130,16 @@ void TrainConfig::validate() const {
 
 std::string to_toml(const TrainConfig& config) {
   TomlWriter writer;
-  for_each_option(config, [&](const OptionDoc& doc, const auto& field) { writer.add(doc.key, TomlValue{}(field)); });
+  for_each_option(config, [&](const OptionDoc& doc, const auto& field) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(field)>, CorpusList>) {
+      for (const CorpusOptions& corpus : field.corpora) writer.add_table(doc.key, corpus_table_entries(corpus));
+    } else if (&field == static_cast<const void*>(&config.data.default_tag) && config.data.default_tag.empty()) {
+      // Like data.corpus, written only when set: a one-corpus run's configuration (and with it
+      // every checkpoint) stays byte for byte what it was before several corpora.
+    } else {
+      writer.add(doc.key, TomlValue{}(field));
+    }
+  });
   return writer.text();
 }
 
@@ -137,7 +156,12 @@ std::vector<std::pair<std::string, std::uint64_t>> shared_setup_digests(const Tr
   for_each_option(config, [&](const OptionDoc& doc, const auto& field) {
     const std::string key = doc.key;
     if (key.rfind("dist.", 0) == 0 || per_rank.count(key) > 0) return;
-    shared.add(key, TomlValue{}(field));
+    if constexpr (std::is_same_v<std::decay_t<decltype(field)>, CorpusList>) {
+      // The files' paths may differ between machines (their content is compared apart).
+      for (const CorpusOptions& corpus : field.corpora) shared.add_table(key, corpus_table_entries(corpus, false));
+    } else {
+      shared.add(key, TomlValue{}(field));
+    }
   });
   std::vector<std::pair<std::string, std::uint64_t>> digests;
   for (const auto& [section, text] : shared.section_texts()) {

@@ -15,6 +15,7 @@
 #include "nmt/dist/dist_options.h"
 #include "nmt/model/model_config.h"
 #include "nmt/plot/figure.h"
+#include "nmt/train/corpus_options.h"
 #include "nmt/train/lr_schedule.h"
 
 namespace nmt {
@@ -23,7 +24,9 @@ namespace nmt {
 // and help that nmt-train --help shows); comments here say only what the help does not.
 
 struct DataOptions {
-  std::string train_source, train_target;
+  std::string train_source, train_target;  // the one-corpus shorthand, or
+  CorpusList corpora;                      // several corpora (nmt/train/corpus_options.h)
+  std::string default_tag;
   std::string dev_source, dev_target;
   std::string source_spm;
   std::string target_spm;  // empty: a joint model (source_spm for both sides)
@@ -101,7 +104,8 @@ struct TrainConfig {
 };
 
 /// The effective configuration as TOML: every option of for_each_option in canonical form (what
-/// a run directory's config.toml and every checkpoint hold; nmt-train --config reads it back).
+/// a run directory's config.toml and every checkpoint hold; nmt-train --config reads it back),
+/// but for data.corpus and data.default-tag, which are written only when set.
 std::string to_toml(const TrainConfig& config);
 
 /// A digest of the options every rank of a group must share, per section ("" for the top-level
@@ -131,6 +135,15 @@ void data(Config& c, Visitor& visit) {
                   "Training source text (UTF-8, one sentence a line, line-parallel to the target)"},
         d.train_source);
   visit(OptionDoc{"data.train-target", "Training target text"}, d.train_target);
+  visit(OptionDoc{"data.corpus",
+                  "Training corpora instead of train-source/-target, one [[data.corpus]] table each (keys source, "
+                  "target, weight, tag, reverse, reverse-tag; docs/training.md); on the command line an inline table, "
+                  "repeated: '{source = \"a.es\", target = \"a.en\", weight = 2}'"},
+        d.corpora);
+  visit(OptionDoc{"data.default-tag",
+                  "Tag put before the dev sources, and before every source nmt-translate translates without --tag "
+                  "(empty: none)"},
+        d.default_tag);
   visit(OptionDoc{"data.dev-source", "Validation source text (dev loss, perplexity and BLEU)"}, d.dev_source);
   visit(OptionDoc{"data.dev-target", "Validation target text"}, d.dev_target);
   visit(OptionDoc{"data.source-spm",
@@ -262,7 +275,8 @@ void dist(Config& c, Visitor& visit) {
 
 /// Calls visit(OptionDoc, field) for every option of a TrainConfig (const or not) but `resume` (a
 /// command, not a setting), in the order of --help and config.toml. Fields are std::string, bool, int,
-/// std::int64_t, std::uint64_t, double, an enum with enum_names, or plot::ImageFormatChoice.
+/// std::int64_t, std::uint64_t, double, an enum with enum_names, plot::ImageFormatChoice, or CorpusList
+/// (data.corpus: an array of tables).
 template <class Config, class Visitor>
 void for_each_option(Config& c, Visitor&& visit) {
   static_assert(std::is_same_v<std::remove_const_t<Config>, TrainConfig>, "for_each_option takes a TrainConfig");

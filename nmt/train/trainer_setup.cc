@@ -12,6 +12,7 @@
 #include "nmt/train/initial_checkpoint.h"
 #include "nmt/train/metrics_log.h"
 #include "nmt/train/optimizer.h"
+#include "nmt/train/training_data.h"
 
 namespace nmt {
 
@@ -24,6 +25,7 @@ void Trainer::Impl::phase(const std::string& what, const std::function<void()>& 
 
 void Trainer::Impl::setup() {
   config.validate();
+  check_data_files(config);  // before the run directory: a mistyped path leaves nothing behind
   std::unique_ptr<MetricsLog> metrics;
   if (lead()) {  // the other ranks of a group leave the run directory to rank 0
     run_dir = std::make_unique<RunDirectory>(config.run_dir, config.resume);

@@ -38,7 +38,8 @@ StepOutcome Trainer::Impl::train_step(const SignalGuard& signals) {
     // Word dropout keyed by the epoch the step ends in (state.position: the same on every rank and
     // after a resume) and each sentence's corpus index.
     const Batch batch =
-        drop_words(share.batches[i], config.train.word_dropout, config.seed, state.position.epoch).to(device);
+        drop_words(share.batches[i], config.train.word_dropout, config.seed, state.position.epoch, corpus->tag_ids())
+            .to(device);
     at::Tensor loss;
     {
       AutocastGuard autocast(config.train.amp);

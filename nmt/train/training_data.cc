@@ -1,10 +1,15 @@
 #include "nmt/train/training_data.h"
 
+#include <cerrno>
 #include <climits>
+#include <cstring>
+#include <fstream>
 #include <filesystem>
 
+#include "nmt/core/decimal_number.h"
 #include "nmt/core/error.h"
 #include "nmt/core/log.h"
+#include "nmt/data/corpus_mixture.h"
 #include "nmt/data/text_file.h"
 
 namespace nmt {
@@ -16,9 +21,19 @@ TokenizerPair load_or_train_tokenizers(const TrainConfig& config) {
   if (fs::exists(d.source_spm) && (joint || fs::exists(d.target_spm))) {
     Tokenizer source = Tokenizer::load(d.source_spm);
     Tokenizer target = joint ? source : Tokenizer::load(d.target_spm);
+    check_corpus_tags(config, source);
     return {std::move(source), std::move(target)};
   }
   log().info("subword model {} not found: training it on the training data", joint ? d.source_spm : d.target_spm);
+  std::vector<std::string> sources = {d.train_source}, targets = {d.train_target};
+  if (!d.corpora.empty()) {
+    sources.clear();
+    targets.clear();
+    for (const CorpusOptions& corpus : d.corpora.corpora) {
+      sources.push_back(corpus.source);
+      targets.push_back(corpus.target);
+    }
+  }
   TokenizerPairOptions options;
   options.joint = joint;
   options.source_model_path = d.source_spm;
@@ -26,12 +41,84 @@ TokenizerPair load_or_train_tokenizers(const TrainConfig& config) {
   options.common.model_type = d.spm_type;
   options.common.vocab_size = d.vocab_size;
   options.common.seed = static_cast<std::uint32_t>(config.seed);
-  return train_tokenizer_pair({d.train_source}, {d.train_target}, options);
+  options.source_symbols = corpus_tags(d.corpora);
+  TokenizerPair pair = train_tokenizer_pair(sources, targets, options);
+  check_corpus_tags(config, pair.source);
+  return pair;
 }
+
+void check_data_files(const TrainConfig& config) {
+  const DataOptions& d = config.data;
+  std::vector<std::pair<std::string, std::string>> files;  // (what, path)
+  if (d.corpora.empty()) {
+    files = {{"data.train-source", d.train_source}, {"data.train-target", d.train_target}};
+  }
+  for (std::size_t i = 0; i < d.corpora.corpora.size(); ++i) {
+    files.emplace_back(corpus_name(d.corpora, i), d.corpora.corpora[i].source);
+    files.emplace_back(corpus_name(d.corpora, i), d.corpora.corpora[i].target);
+  }
+  files.emplace_back("data.dev-source", d.dev_source);
+  files.emplace_back("data.dev-target", d.dev_target);
+  for (const auto& [what, path] : files) {
+    std::ifstream in(path);
+    if (!in) throw IoError(what + ": cannot open " + path + ": " + std::strerror(errno));
+  }
+}
+
+void check_corpus_tags(const TrainConfig& config, const Tokenizer& source_tokenizer) {
+  for (const std::string& tag : corpus_tags(config.data.corpora)) {
+    const int id = source_tokenizer.piece_to_id(tag);
+    if (!source_tokenizer.is_user_defined(id)) {
+      throw ConfigError("data.corpus: tag " + quoted_excerpt(tag) + " is " +
+                        (id == SpecialIds::kUnk ? std::string("not a piece") : "an ordinary piece") + " of " +
+                        source_tokenizer.name() +
+                        ", not a user-defined symbol: SentencePiece would split or join it with the text after it "
+                        "(let nmt-train train the subword model: give a data.source-spm that does not exist yet; or "
+                        "nmt-tokenizer train --user-defined-symbols)");
+    }
+  }
+}
+
+namespace {
+
+// The text of the pairs `corpus` kept from its files, for subword sampling.
+void read_kept_texts(const ParallelCorpus& corpus, const std::string& source_path, const std::string& target_path,
+                     std::vector<std::string>& source_texts, std::vector<std::string>& target_texts) {
+  TextLineReader sources(source_path), targets(target_path);
+  std::string source, target;
+  std::size_t next = 0;
+  while (next < corpus.size() && sources.next(source) && targets.next(target)) {
+    if (sources.line_number() == corpus.line_number(next)) {
+      source_texts.push_back(source);
+      target_texts.push_back(target);
+      ++next;
+    }
+  }
+}
+
+std::vector<int> with_tag(int tag, TokenSpan ids) {
+  std::vector<int> out;
+  out.reserve(ids.size + 1);
+  if (tag >= 0) out.push_back(tag);
+  out.insert(out.end(), ids.begin(), ids.end());
+  return out;
+}
+
+}  // namespace
 
 TrainingCorpus::TrainingCorpus(const TrainConfig& config, const Tokenizer& source_tokenizer,
                                const Tokenizer& target_tokenizer)
     : config_(config), source_tokenizer_(source_tokenizer), target_tokenizer_(target_tokenizer) {
+  if (!config.data.corpora.empty()) {
+    check_corpus_tags(config, source_tokenizer);
+    std::vector<std::vector<int>> sources, targets;
+    for (std::size_t i = 0; i < config.data.corpora.corpora.size(); ++i) load_corpus(i, sources, targets);
+    corpus_ = std::make_unique<ParallelCorpus>(ParallelCorpus::from_sequences(sources, targets));
+    for (const std::string& tag : corpus_tags(config.data.corpora)) tag_ids_.push_back(source_tokenizer.piece_to_id(tag));
+    log().info("training data: {} pairs in {} streams; {} + {} subwords", corpus_->size(), streams_.size(),
+               corpus_->source_tokens(), corpus_->target_tokens());
+    return;
+  }
   CorpusFilterOptions filter;
   filter.max_length = config.data.max_length;
   filter.max_length_ratio = config.data.max_length_ratio;
@@ -41,38 +128,100 @@ TrainingCorpus::TrainingCorpus(const TrainConfig& config, const Tokenizer& sourc
   log().info("training data: {} pairs kept of {} ({} empty, {} too long, {} bad length ratio); {} + {} subwords",
              c.kept, c.lines, c.empty, c.too_long, c.bad_ratio, corpus_->source_tokens(), corpus_->target_tokens());
   if (corpus_->size() == 0) throw DataError("no training pairs left in " + config.data.train_source + " after filtering");
+  Stream all;
+  all.size = corpus_->size();
+  // Subword sampling re-segments the kept pairs every epoch: keep their text.
   if (config.train.sampling_alpha > 0) {
-    // Subword sampling re-segments the kept pairs every epoch: keep their text.
-    TextLineReader sources(config.data.train_source), targets(config.data.train_target);
-    std::string source, target;
-    std::size_t next = 0;
-    while (next < corpus_->size() && sources.next(source) && targets.next(target)) {
-      if (sources.line_number() == corpus_->line_number(next)) {
-        source_texts_.push_back(source);
-        target_texts_.push_back(target);
-        ++next;
-      }
+    read_kept_texts(*corpus_, config.data.train_source, config.data.train_target, all.source_texts, all.target_texts);
+  }
+  streams_.push_back(std::move(all));
+}
+
+void TrainingCorpus::load_corpus(std::size_t index, std::vector<std::vector<int>>& sources,
+                                 std::vector<std::vector<int>>& targets) {
+  const CorpusOptions& options = config_.data.corpora.corpora[index];
+  const std::string name = corpus_name(config_.data.corpora, index);
+  CorpusFilterOptions filter;
+  filter.max_length = config_.data.max_length;
+  filter.max_length_ratio = config_.data.max_length_ratio;
+  const ParallelCorpus corpus =
+      ParallelCorpus::load(options.source, options.target, source_tokenizer_, target_tokenizer_, filter);
+  const CorpusCounts& c = corpus.counts();
+  log().info("{}: {} pairs kept of {} ({} empty, {} too long, {} bad length ratio); weight {}{}{}", name, c.kept,
+             c.lines, c.empty, c.too_long, c.bad_ratio, options.weight, options.tag.empty() ? "" : ", tag ",
+             options.tag);
+  if (corpus.size() == 0) throw DataError(name + ": no training pairs left after filtering");
+  std::vector<std::string> source_texts, target_texts;
+  if (config_.train.sampling_alpha > 0) read_kept_texts(corpus, options.source, options.target, source_texts, target_texts);
+  for (const bool reversed : {false, true}) {
+    if (reversed && !options.reverse) break;
+    Stream stream;
+    stream.first = sources.size();
+    stream.size = corpus.size();
+    stream.weight = options.weight;
+    const std::string& tag = reversed ? options.reverse_tag : options.tag;
+    stream.tag = tag.empty() ? -1 : source_tokenizer_.piece_to_id(tag);
+    stream.reversed = reversed;
+    for (std::size_t i = 0; i < corpus.size(); ++i) {
+      sources.push_back(with_tag(stream.tag, reversed ? corpus.target(i) : corpus.source(i)));
+      const TokenSpan target = reversed ? corpus.source(i) : corpus.target(i);
+      targets.emplace_back(target.begin(), target.end());
     }
+    stream.source_texts = reversed ? target_texts : source_texts;
+    stream.target_texts = reversed ? source_texts : target_texts;
+    streams_.push_back(std::move(stream));
   }
 }
 
 EpochBatches::CorpusForEpoch TrainingCorpus::corpus_for_epoch() const {
-  if (config_.train.sampling_alpha <= 0) return nullptr;
-  return [this](std::int64_t epoch) { return sampled_corpus(epoch); };
+  const bool sampling = config_.train.sampling_alpha > 0;
+  if (config_.data.corpora.empty()) {
+    if (!sampling) return nullptr;
+    return [this](std::int64_t epoch) { return sampled_corpus(epoch); };
+  }
+  return [this, sampling](std::int64_t epoch) {
+    if (!sampling) return mixed_corpus(*corpus_, epoch);
+    const auto sampled = sampled_corpus(epoch);
+    return mixed_corpus(*sampled, epoch);
+  };
 }
 
 std::unique_ptr<ParallelCorpus> TrainingCorpus::sampled_corpus(std::int64_t epoch) const {
   const SamplingOptions sampling{static_cast<float>(config_.train.sampling_alpha), -1};
-  const auto seed = static_cast<std::uint32_t>(config_.seed * 1000003u + static_cast<std::uint64_t>(epoch));
-  auto sources = source_tokenizer_.sample_encode(source_texts_, sampling, seed);
-  auto targets = target_tokenizer_.sample_encode(target_texts_, sampling, seed ^ 0x9E3779B9u);
-  // A sampled segmentation is longer than the best one; keep the best where it would break the limit.
   const auto limit = static_cast<std::size_t>(config_.data.max_length > 0 ? config_.data.max_length : INT32_MAX);
-  for (std::size_t i = 0; i < sources.size(); ++i) {
-    if (sources[i].size() > limit || targets[i].size() > limit) {
-      sources[i].assign(corpus_->source(i).begin(), corpus_->source(i).end());
-      targets[i].assign(corpus_->target(i).begin(), corpus_->target(i).end());
+  std::vector<std::vector<int>> all_sources, all_targets;
+  for (std::size_t s = 0; s < streams_.size(); ++s) {
+    const Stream& stream = streams_[s];
+    // Stream 0's seeds are those of the one-corpus runs before data.corpus (the same samples).
+    const auto seed = static_cast<std::uint32_t>(config_.seed * 1000003u + static_cast<std::uint64_t>(epoch) +
+                                                 s * 0x2545F491u);
+    const Tokenizer& source_side = stream.reversed ? target_tokenizer_ : source_tokenizer_;
+    const Tokenizer& target_side = stream.reversed ? source_tokenizer_ : target_tokenizer_;
+    auto sources = source_side.sample_encode(stream.source_texts, sampling, seed);
+    auto targets = target_side.sample_encode(stream.target_texts, sampling, seed ^ 0x9E3779B9u);
+    // A sampled segmentation is longer than the best one; keep the best where it would break the limit.
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      const std::size_t at = stream.first + i;
+      if (sources[i].size() > limit || targets[i].size() > limit) {
+        sources[i].assign(corpus_->source(at).begin() + (stream.tag >= 0 ? 1 : 0), corpus_->source(at).end());
+        targets[i].assign(corpus_->target(at).begin(), corpus_->target(at).end());
+      }
+      if (stream.tag >= 0) sources[i].insert(sources[i].begin(), stream.tag);
     }
+    if (streams_.size() == 1) return std::make_unique<ParallelCorpus>(ParallelCorpus::from_sequences(sources, targets));
+    all_sources.insert(all_sources.end(), std::make_move_iterator(sources.begin()), std::make_move_iterator(sources.end()));
+    all_targets.insert(all_targets.end(), std::make_move_iterator(targets.begin()), std::make_move_iterator(targets.end()));
+  }
+  return std::make_unique<ParallelCorpus>(ParallelCorpus::from_sequences(all_sources, all_targets));
+}
+
+std::unique_ptr<ParallelCorpus> TrainingCorpus::mixed_corpus(const ParallelCorpus& segmented, std::int64_t epoch) const {
+  std::vector<MixtureCorpus> mixture;
+  for (const Stream& stream : streams_) mixture.push_back({stream.size, stream.weight});
+  std::vector<std::vector<int>> sources, targets;
+  for (const std::size_t i : mixture_epoch(mixture, config_.seed, epoch)) {
+    sources.emplace_back(segmented.source(i).begin(), segmented.source(i).end());
+    targets.emplace_back(segmented.target(i).begin(), segmented.target(i).end());
   }
   return std::make_unique<ParallelCorpus>(ParallelCorpus::from_sequences(sources, targets));
 }

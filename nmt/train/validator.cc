@@ -46,7 +46,8 @@ Validator::Validator(const DataOptions& data, const ValidationOptions& options, 
       label_smoothing_(label_smoothing),
       max_tokens_(max_tokens),
       source_tokenizer_(source_tokenizer),
-      target_tokenizer_(target_tokenizer) {
+      target_tokenizer_(target_tokenizer),
+      tag_(data.default_tag) {
   corpus_ = std::make_unique<ParallelCorpus>(
       ParallelCorpus::load(data.dev_source, data.dev_target, source_tokenizer, target_tokenizer));
   // Without a pair, the dev loss is 0/0 and BLEU is empty: a run would "improve" on NaN forever.
@@ -54,6 +55,16 @@ Validator::Validator(const DataOptions& data, const ValidationOptions& options, 
     throw DataError("dev set " + data.dev_source + " / " + data.dev_target + " has no sentence pair (" +
                     std::to_string(corpus_->counts().lines) + " lines, " + std::to_string(corpus_->counts().empty) +
                     " with an empty side): validation needs at least one");
+  }
+  if (!tag_.empty()) {  // the dev loss of the tagged sources, as the translations below see them
+    const int tag = source_tokenizer.piece_to_id(tag_);
+    std::vector<std::vector<int>> sources, targets;
+    for (std::size_t i = 0; i < corpus_->size(); ++i) {
+      sources.emplace_back(1, tag);
+      sources.back().insert(sources.back().end(), corpus_->source(i).begin(), corpus_->source(i).end());
+      targets.emplace_back(corpus_->target(i).begin(), corpus_->target(i).end());
+    }
+    corpus_ = std::make_unique<ParallelCorpus>(ParallelCorpus::from_sequences(sources, targets));
   }
   TextLineReader sources(data.dev_source), references(data.dev_target);
   std::string source, reference;
@@ -92,6 +103,7 @@ ValidationResult Validator::run(Seq2Seq& model, const c10::Device& device) const
   translate.search.max_length_a = options_.max_length_a;
   translate.search.max_length_b = options_.max_length_b;
   translate.max_tokens = std::max<std::int64_t>(2 * max_tokens_, 1);
+  translate.source_tag = tag_;
   const std::unique_ptr<InferenceModel> inference = model->for_inference(device);
   std::vector<std::string> hypotheses;
   if (options_.beam <= 1) {

@@ -52,6 +52,7 @@ class Validator {
   double label_smoothing_;
   std::int64_t max_tokens_;
   Tokenizer source_tokenizer_, target_tokenizer_;
+  std::string tag_;  // data.default-tag, put before every dev source ("": none)
   std::unique_ptr<ParallelCorpus> corpus_;
   std::vector<std::string> sources_, references_;  // for BLEU (up to max_sentences)
 };

@@ -2,6 +2,8 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
+
 #include "nmt/core/error.h"
 #include "nmt/data/tokenizer.h"
 
@@ -21,7 +23,8 @@ double uniform(std::uint64_t hash) { return static_cast<double>(hash >> 11) * 0x
 
 // ids [rows, len] int64 on the CPU, a copy with the real tokens dropped; `side` keeps the source's
 // and the target's draws apart.
-at::Tensor drop(const at::Tensor& ids, const Batch& batch, double rate, std::uint64_t key, std::uint64_t side) {
+at::Tensor drop(const at::Tensor& ids, const Batch& batch, double rate, std::uint64_t key, std::uint64_t side,
+                const std::vector<int>& keep) {
   at::Tensor out = ids.contiguous().clone();
   auto* data = out.data_ptr<std::int64_t>();
   const std::int64_t rows = out.size(0), len = out.size(1);
@@ -30,6 +33,7 @@ at::Tensor drop(const at::Tensor& ids, const Batch& batch, double rate, std::uin
     for (std::int64_t j = 0; j < len; ++j) {
       std::int64_t& id = data[r * len + j];
       if (id == SpecialIds::kPad || id == SpecialIds::kBos || id == SpecialIds::kEos) continue;
+      if (std::find(keep.begin(), keep.end(), id) != keep.end()) continue;
       if (uniform(mix(sentence + static_cast<std::uint64_t>(j))) < rate) id = SpecialIds::kUnk;
     }
   }
@@ -38,7 +42,8 @@ at::Tensor drop(const at::Tensor& ids, const Batch& batch, double rate, std::uin
 
 }  // namespace
 
-Batch drop_words(const Batch& batch, double rate, std::uint64_t seed, std::int64_t epoch) {
+Batch drop_words(const Batch& batch, double rate, std::uint64_t seed, std::int64_t epoch,
+                 const std::vector<int>& keep) {
   if (!(rate >= 0 && rate < 1)) throw Error("drop_words: rate must be in [0, 1) (a bug of the caller)");
   if (rate == 0) return batch;
   if (!batch.source.device().is_cpu() || !batch.target_in.device().is_cpu()) {
@@ -46,8 +51,8 @@ Batch drop_words(const Batch& batch, double rate, std::uint64_t seed, std::int64
   }
   const std::uint64_t key = mix(mix(seed) ^ static_cast<std::uint64_t>(epoch));
   Batch out = batch;
-  out.source = drop(batch.source, batch, rate, key, 0);
-  out.target_in = drop(batch.target_in, batch, rate, key, 1);
+  out.source = drop(batch.source, batch, rate, key, 0, keep);
+  out.target_in = drop(batch.target_in, batch, rate, key, 1, keep);
   return out;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "nmt/data/batch.h"
 
@@ -14,6 +15,8 @@ namespace nmt {
 /// draws depend on (seed, epoch, the sentence's corpus index, the side, the position) alone: a
 /// sentence gets the same ones in any batch, on any rank and after a resume. The batch's tensors
 /// are on the CPU; the ones returned are new (the input's are not changed). rate 0: `batch` itself.
-Batch drop_words(const Batch& batch, double rate, std::uint64_t seed, std::int64_t epoch);
+/// The ids in `keep` (the corpora's tags) are never replaced: a tag tells the model what to do.
+Batch drop_words(const Batch& batch, double rate, std::uint64_t seed, std::int64_t epoch,
+                 const std::vector<int>& keep = {});
 
 }  // namespace nmt

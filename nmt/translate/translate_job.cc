@@ -11,6 +11,7 @@
 #include "nmt/core/thread_count.h"
 #include "nmt/data/text_file.h"
 #include "nmt/translate/loaded_models.h"
+#include "nmt/translate/source_tags.h"
 
 namespace nmt {
 
@@ -41,6 +42,8 @@ StreamSummary run_translate_job(TranslateJob job) {
     // Forced decoding scores the whole vocabulary: a given target may hold pieces of no list.
     if (job.score_targets.empty()) job.translate.shortlist = std::move(shortlist);
   }
+  job.translate.source_tag = choose_tag(first.source_tokenizer, job.tag ? &*job.tag : nullptr,
+                                       default_tag_of(first.training_config));
   Translator translator(loaded.decoder(), first.source_tokenizer, first.target_tokenizer, job.translate, device);
 
   TextLineReader reader(job.input);

@@ -2,6 +2,7 @@
 // targets) to outputs that appear whole or not at all.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,8 @@ struct TranslateJob {
   std::string score_targets;                // set: score these targets (forced decoding) instead of translating
   std::string shortlist;                    // a lexical shortlist for search (nmt-checkpoint shortlist); empty: none
   bool scores = false;                      // prefix each translation with its score
+  std::optional<std::string> tag;           // --tag: put before every source ("": none); unset: the
+                                            //   first checkpoint's data.default-tag (source_tags.h)
   TranslateOptions translate;
   StreamOptions stream;
   std::string device = "auto";              // auto, cpu, cuda or cuda:N

@@ -17,6 +17,7 @@
 #include "nmt/model/attention_hardening.h"
 #include "nmt/search/forced_decoding.h"
 #include "nmt/search/shortlist_decoder.h"
+#include "nmt/translate/source_tags.h"
 #include "nmt/translate/unknown_replacement.h"
 
 namespace nmt {
@@ -66,10 +67,21 @@ Translator::Translator(const IncrementalDecoder& model, Tokenizer source_tokeniz
                       std::to_string(model_->target_vocab_size()));
   }
   if (options_.replace_unknown) options_.search.keep_attention = true;
+  source_tag_ = source_tag_id(source_tokenizer_, "");
   search_ = SearchStrategy::make(options_.search);
 }
 
-std::vector<int> Translator::encode_source(const Tokenizer& tokenizer, const std::string& sentence, std::size_t line,
+int Translator::source_tag_id(const Tokenizer& tokenizer, const std::string& view) const {
+  if (options_.source_tag.empty()) return -1;
+  try {
+    choose_tag(tokenizer, &options_.source_tag, "");
+  } catch (const ConfigError& e) {
+    throw ConfigError(e.what() + view);
+  }
+  return tokenizer.piece_to_id(options_.source_tag);
+}
+
+std::vector<int> Translator::encode_source(const Tokenizer& tokenizer, int tag, const std::string& sentence, std::size_t line,
                                           bool* truncated, const std::string& view) const {
   std::vector<int> ids = tokenizer.encode(sentence);
   *truncated = false;
@@ -82,6 +94,7 @@ std::vector<int> Translator::encode_source(const Tokenizer& tokenizer, const std
     ids.resize(limit);
     *truncated = true;
   }
+  if (tag >= 0 && !ids.empty()) ids.insert(ids.begin(), tag);
   return ids;
 }
 
@@ -92,10 +105,11 @@ std::vector<std::vector<std::vector<int>>> Translator::encode_further_views(cons
   std::vector<std::vector<std::vector<int>>> ids(views.size());
   for (std::size_t v = 1; v <= views.size(); ++v) {
     const std::string name = " in the segmentation of " + views.tokenizer(v).name();
+    const int tag = source_tag_id(views.tokenizer(v), name);
     ids[v - 1].resize(sentences.size());
     for (std::size_t i = 0; i < sentences.size(); ++i) {
       bool truncated = false;
-      ids[v - 1][i] = encode_source(views.tokenizer(v), sentences[i], first_line + i, &truncated, name);
+      ids[v - 1][i] = encode_source(views.tokenizer(v), tag, sentences[i], first_line + i, &truncated, name);
     }
   }
   return ids;
@@ -125,8 +139,13 @@ TranslatedHypothesis Translator::finish(Hypothesis&& hypothesis, const std::vect
   out.attention = std::move(hypothesis.attention);
   out.pieces.reserve(out.tokens.size());
   for (int id : out.tokens) out.pieces.push_back(target_tokenizer_.id_to_piece(id));
-  const bool replaced = options_.replace_unknown &&
-                        replace_unknown_pieces(out.tokens, out.attention, source, source_tokenizer_, out.pieces);
+  // The tag is no word of the sentence: never a piece to copy.
+  const bool tagged = source_tag_ >= 0 && !source.empty();
+  const bool replaced =
+      options_.replace_unknown &&
+      replace_unknown_pieces(out.tokens, tagged ? out.attention.narrow(1, 1, out.attention.size(1) - 1) : out.attention,
+                             tagged ? std::vector<int>(source.begin() + 1, source.end()) : source, source_tokenizer_,
+                             out.pieces);
   out.text = replaced ? target_tokenizer_.decode_pieces(out.pieces) : target_tokenizer_.decode(out.tokens);
   return out;
 }

@@ -37,6 +37,9 @@ struct TranslateOptions {
   std::int64_t max_source_length = 250; // subwords (EOS not counted)
   LongInputPolicy long_inputs = LongInputPolicy::truncate;
   bool replace_unknown = false;         // <unk> in the output -> the source piece it attends to most
+  /// A tag (a user-defined symbol of the source subword model, data.corpus's `tag`) put before
+  /// every non-empty source, not counted in max_source_length; "": none.
+  std::string source_tag;
   /// Search scores each sentence's output over its own list of target pieces only (a lexical
   /// shortlist, nmt/search/shortlist_decoder.h); null: the whole vocabulary. Scoring ignores it.
   std::shared_ptr<const LexicalShortlist> shortlist;
@@ -54,7 +57,7 @@ struct TranslatedHypothesis {
 };
 
 struct Translation {
-  std::vector<int> source;  // source ids as translated (after truncation), no EOS
+  std::vector<int> source;  // source ids as translated (the tag first, after truncation), no EOS
   bool truncated = false;
   std::vector<TranslatedHypothesis> hypotheses;  // n-best, best first; empty for an empty input
 };
@@ -68,7 +71,8 @@ class Translator {
   /// `device` and outlive this. `source_tokenizer` segments the model's input (an ensemble's view 0;
   /// members that read other segmentations get theirs from the views the ensemble owns). With
   /// options.search.hard_attention the Translator searches the model hardened (attention_hardening.h;
-  /// ConfigError for a scripted model or one without attention).
+  /// ConfigError for a scripted model or one without attention). ConfigError for a source_tag
+  /// the source subword model does not hold as a user-defined symbol (naming the tags it has).
   Translator(const IncrementalDecoder& model, Tokenizer source_tokenizer, Tokenizer target_tokenizer,
              TranslateOptions options, c10::Device device);
 
@@ -89,10 +93,11 @@ class Translator {
  private:
   /// Encodes with `tokenizer` and applies the long-input policy (`view` names a further segmentation
   /// in messages; empty for the translator's own).
-  std::vector<int> encode_source(const Tokenizer& tokenizer, const std::string& sentence, std::size_t line,
+  /// `tag`: the id put before a non-empty source, or -1.
+  std::vector<int> encode_source(const Tokenizer& tokenizer, int tag, const std::string& sentence, std::size_t line,
                                  bool* truncated, const std::string& view = "") const;
   std::vector<int> encode_source(const std::string& sentence, std::size_t line, bool* truncated) const {
-    return encode_source(source_tokenizer_, sentence, line, truncated);
+    return encode_source(source_tokenizer_, source_tag_, sentence, line, truncated);
   }
   /// The sentences in the ensemble's further source views ([view - 1][sentence]; empty without).
   std::vector<std::vector<std::vector<int>>> encode_further_views(const std::vector<std::string>& sentences,
@@ -103,6 +108,9 @@ class Translator {
       const std::vector<std::vector<std::vector<int>>>& view_ids, const std::vector<std::size_t>& order,
       std::size_t start, std::size_t end) const;
   TranslatedHypothesis finish(Hypothesis&& hypothesis, const std::vector<int>& source) const;
+  /// The id of options_.source_tag in `tokenizer` (-1 without a tag); ConfigError when it is no
+  /// user-defined symbol there (`view` names a further segmentation, as in encode_source).
+  int source_tag_id(const Tokenizer& tokenizer, const std::string& view) const;
   /// Threads for translate(): options_.workers, or one per core (at most 4); 1 off the CPU.
   std::size_t worker_count() const;
 
@@ -112,6 +120,7 @@ class Translator {
   const EnsembleDecoder* ensemble_with_views_ = nullptr;
   Tokenizer source_tokenizer_, target_tokenizer_;
   TranslateOptions options_;
+  int source_tag_ = -1;  // options_.source_tag's id in source_tokenizer_, or -1
   c10::Device device_;
   std::unique_ptr<const SearchStrategy> search_;  // chosen once from options_.search
 };

@@ -47,6 +47,8 @@ std::string other_value(const T& field) {
     return "";
   } else if constexpr (std::is_same_v<T, plot::ImageFormatChoice>) {
     return field.text() == "svg" ? "pdf" : "svg";
+  } else if constexpr (std::is_same_v<T, CorpusList>) {
+    return R"({source = "a.es", target = "a.en", weight = 2})";
   } else if constexpr (std::is_floating_point_v<T>) {
     return std::to_string(field + 0.25);
   } else {
@@ -77,7 +79,25 @@ TEST(TrainOptions, EveryTableEntryIsAFlagThatChangesItsOwnLineOfTheEffectiveConf
   for_each_option(table, [&](const OptionDoc& doc, const auto& field) {
     ++options;
     const std::string key = doc.key;
-    const std::vector<std::string> changed = dotted_lines(to_toml(parse({"--" + key, other_value(field)})));
+    std::vector<std::string> changed = dotted_lines(to_toml(parse({"--" + key, other_value(field)})));
+    if constexpr (std::is_same_v<std::decay_t<decltype(field)>, CorpusList>) {
+      // A corpus is a [[data.corpus]] table of its own, six keys, after [data]'s.
+      const auto table = std::stable_partition(changed.begin(), changed.end(), [](const std::string& line) {
+        return line.rfind("[data.corpus].", 0) != 0;
+      });
+      EXPECT_EQ(std::vector<std::string>(table, changed.end()),
+                (std::vector<std::string>{"[data.corpus].source = \"a.es\"", "[data.corpus].target = \"a.en\"",
+                                          "[data.corpus].weight = 2", "[data.corpus].tag = \"\"",
+                                          "[data.corpus].reverse = false", "[data.corpus].reverse-tag = \"\""}));
+      changed.erase(table, changed.end());
+      EXPECT_EQ(changed, defaults);
+      return;
+    }
+    if (key == "data.default-tag") {  // written only when set, as data.corpus
+      ASSERT_EQ(changed.size(), defaults.size() + 1);
+      EXPECT_NE(std::find(changed.begin(), changed.end(), "data.default-tag = \"x\""), changed.end());
+      return;
+    }
     ASSERT_EQ(changed.size(), defaults.size()) << key;
     for (std::size_t i = 0; i < defaults.size(); ++i) {
       if (defaults[i].rfind(key + " = ", 0) == 0) {
@@ -87,8 +107,8 @@ TEST(TrainOptions, EveryTableEntryIsAFlagThatChangesItsOwnLineOfTheEffectiveConf
       }
     }
   });
-  EXPECT_EQ(options, 76);  // a new option belongs in the table (and in this count)
-  EXPECT_EQ(defaults.size(), 76u);
+  EXPECT_EQ(options, 78);  // a new option belongs in the table (and in this count)
+  EXPECT_EQ(defaults.size(), 76u);  // data.corpus and data.default-tag write no line until set
 }
 
 TEST(TrainOptions, TheEffectiveConfigurationReadsBackToItself) {
@@ -97,7 +117,9 @@ TEST(TrainOptions, TheEffectiveConfigurationReadsBackToItself) {
            {},
            {"--optim.lr", ".5", "--model.attention", "none", "--valid.attention-maps", "svg,PNG", "--seed",
             "18446744073709551615", "--data.source-spm", "a \"quoted\"\\path\tx", "--train.max-minutes", "1e-3",
-            "--model.share-embeddings", "true", "--dist.master-addr", "años"}}) {
+            "--model.share-embeddings", "true", "--dist.master-addr", "años"},
+           {"--data.corpus", R"({source = "a.es", target = "a \"b\".en", weight = 2.5, tag = "<2x>"})", "--data.corpus",
+            "source = 'b.es', target = 'b.en', reverse = true, reverse-tag = '<2es>'", "--data.default-tag", "<2x>"}}) {
     const TrainConfig first = parse(arguments);
     test::write_text(dir.path("config.toml"), to_toml(first));
     const TrainConfig again = parse({"--config", dir.path("config.toml")});
@@ -107,6 +129,50 @@ TEST(TrainOptions, TheEffectiveConfigurationReadsBackToItself) {
   EXPECT_NE(to_toml(parse({"--optim.lr", ".5"})).find("lr = 0.5\n"), std::string::npos);
   EXPECT_NE(to_toml(parse({"--valid.attention-maps", "svg,PNG"})).find("attention-maps = \"svg,png\"\n"),
             std::string::npos);
+}
+
+TEST(TrainOptions, CorporaAreArraysOfTablesInAFileAndInlineTablesOnTheCommandLine) {
+  test::TempDir dir;
+  test::write_text(dir.path("c.toml"),
+                   "[data]\ndev-source = \"d.es\"\n\n[[data.corpus]]\nsource = \"web.es\"\ntarget = \"web.en\"\n"
+                   "weight = 3\n\n[[data.corpus]]\nsource = \"kjv.es\"\ntarget = \"kjv.en\"\ntag = \"<2kjv>\"\n"
+                   "reverse = true\nreverse-tag = \"<2es>\"\n\n[train]\nmax-steps = 5\n");
+  const TrainConfig config = parse({"--config", dir.path("c.toml")});
+  ASSERT_EQ(config.data.corpora.corpora.size(), 2u);
+  EXPECT_EQ(config.data.corpora.corpora[0].source, "web.es");
+  EXPECT_EQ(config.data.corpora.corpora[0].weight, 3);
+  EXPECT_EQ(config.data.corpora.corpora[0].tag, "");
+  EXPECT_EQ(config.data.corpora.corpora[1].tag, "<2kjv>");
+  EXPECT_TRUE(config.data.corpora.corpora[1].reverse);
+  EXPECT_EQ(config.data.corpora.corpora[1].reverse_tag, "<2es>");
+  EXPECT_EQ(config.data.dev_source, "d.es");
+  EXPECT_EQ(config.train.max_steps, 5);
+  // The command line replaces the file's corpora.
+  const TrainConfig replaced = parse({"--config", dir.path("c.toml"), "--data.corpus", "{source = 'x', target = 'y'}"});
+  ASSERT_EQ(replaced.data.corpora.corpora.size(), 1u);
+  EXPECT_EQ(replaced.data.corpora.corpora[0].source, "x");
+
+  const auto refuses = [&](const std::string& text, const std::string& expected) {
+    test::write_text(dir.path("bad.toml"), text);
+    try {
+      parse({"--config", dir.path("bad.toml")});
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const CLI::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  };
+  refuses("[[data.corpus]]\nsource = \"a\"\nwieght = 2\n", "bad.toml:1: data.corpus: unknown key 'wieght'");
+  refuses("[[data.corpus]]\nsource = \"a\"\n[[data.corpus]]\nweight = \"2\"\n",
+          "bad.toml:3: data.corpus.weight must be a number, got '2'");
+  refuses("[[data.corpora]]\nsource = \"a\"\n", "bad.toml:1: unknown array of tables [[data.corpora]]");
+  refuses("[data]\ncorpus = \"a\"\n", "bad.toml:2: unknown key 'data.corpus'");
+  refuses("[[model.attention]]\n", "bad.toml:1: unknown array of tables [[model.attention]]");
+  try {
+    parse({"--data.corpus", "{source = a.es}"});
+    ADD_FAILURE() << "a bare string accepted";
+  } catch (const CLI::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'a.es' is not a TOML value"), std::string::npos) << e.what();
+  }
 }
 
 TEST(TrainOptions, EnumNamesAreCheckedWhenParsedNamingTheOption) {

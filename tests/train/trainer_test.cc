@@ -562,7 +562,7 @@ TEST(TrainConfig, ValidationNamesTheKey) {
   c.train.word_dropout = 0.1;
   c.data.dev_source.clear();
   EXPECT_THROW_WITH(c.validate(), ConfigError, "data.dev-source must be set");
-  c.data.dev_source = "x";
+  c.data.dev_source = dir.path("dev.es");
   c.device = "cuda:7";
   EXPECT_THROW_WITH(Trainer(c).run(), ConfigError, "cuda:7");
   c.device = "tpu";

@@ -1,0 +1,88 @@
+#include "nmt/translate/source_tags.h"
+
+#include <algorithm>
+
+#include "nmt/core/decimal_number.h"
+#include "nmt/core/error.h"
+#include "nmt/core/toml_reader.h"
+
+namespace nmt {
+
+std::vector<std::string> model_tags(const Tokenizer& source_tokenizer) { return source_tokenizer.user_defined_pieces(); }
+
+std::string default_tag_of(const std::string& training_config) {
+  if (training_config.empty()) return "";
+  try {
+    for (const TomlEntry& entry : parse_toml_config(training_config, "the checkpoint's training configuration")) {
+      if (entry.key == "data.default-tag" && entry.kind == TomlEntry::Kind::string) return entry.value;
+    }
+  } catch (const ConfigError&) {
+    // Not nmt-train's configuration (an older writer's): no default to be had.
+  }
+  return "";
+}
+
+std::string language_of_file(const std::string& path) {
+  const std::size_t slash = path.find_last_of('/');
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  const std::size_t dot = name.find_last_of('.');
+  if (dot == std::string::npos) return "";
+  const std::string extension = name.substr(dot + 1);
+  const bool code = extension.size() >= 2 && extension.size() <= 3 &&
+                    std::all_of(extension.begin(), extension.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+  return code ? extension : "";
+}
+
+std::vector<TagDirection> tag_directions(const std::string& training_config) {
+  std::vector<TomlEntry> entries;
+  try {
+    entries = parse_toml_config(training_config, "the checkpoint's training configuration");
+  } catch (const ConfigError&) {
+    return {};  // not nmt-train's configuration: no corpora to be had
+  }
+  struct Table {
+    std::string source, target, tag, reverse_tag;
+    bool reverse = false;
+  };
+  std::vector<Table> tables;
+  for (const TomlEntry& entry : entries) {
+    if (entry.table < 0 || entry.key.rfind("data.corpus", 0) != 0) continue;
+    if (entry.kind == TomlEntry::Kind::table) {
+      tables.emplace_back();
+      continue;
+    }
+    if (tables.empty()) continue;
+    Table& t = tables.back();
+    const std::string key = entry.key.substr(std::string("data.corpus.").size());
+    if (key == "source") t.source = entry.value;
+    if (key == "target") t.target = entry.value;
+    if (key == "tag") t.tag = entry.value;
+    if (key == "reverse-tag") t.reverse_tag = entry.value;
+    if (key == "reverse") t.reverse = entry.value == "true";
+  }
+  std::vector<TagDirection> directions;
+  const auto add = [&](TagDirection d) {
+    if (std::find(directions.begin(), directions.end(), d) == directions.end()) directions.push_back(std::move(d));
+  };
+  for (const Table& t : tables) {
+    const std::string source = language_of_file(t.source), target = language_of_file(t.target);
+    add({source, target, t.tag});
+    if (t.reverse) add({target, source, t.reverse_tag});
+  }
+  return directions;
+}
+
+std::string choose_tag(const Tokenizer& source_tokenizer, const std::string* requested, const std::string& default_tag) {
+  const std::string tag = requested != nullptr ? *requested : default_tag;
+  if (tag.empty()) return tag;
+  const std::vector<std::string> tags = model_tags(source_tokenizer);
+  if (std::find(tags.begin(), tags.end(), tag) == tags.end()) {
+    std::string known;
+    for (const std::string& t : tags) known += (known.empty() ? "" : ", ") + t;
+    throw ConfigError("tag " + quoted_excerpt(tag) + ": not a tag of the model (" +
+                      (known.empty() ? std::string("it was trained without tags") : "its tags: " + known) + ")");
+  }
+  return tag;
+}
+
+}  // namespace nmt

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# One model, two directions: nmt-train on [[data.corpus]] tables (Spanish -> English tagged <2en>,
+# the same pairs reversed tagged <2es>), then nmt-translate asked by --tag for each direction (and
+# by the default tag without one). A tiny model on 319 verse pairs learns at least which language
+# to write: the test counts each output's most common words of either language. Also the errors
+# of bad corpora, one line each, with nothing written. Usage: tagged_cli_test.sh BIN_DIR DATA_DIR
+set -uo pipefail
+bin=$1 data=$2
+source "$(dirname "$0")/cli_lib.sh"
+
+train=$bin/nmt-train translate=$bin/nmt-translate
+head -n 12 "$data/toy.es" >"$work/dev.es"
+head -n 12 "$data/toy.en" >"$work/dev.en"
+cat >"$work/tagged.toml" <<TOML
+run-dir = "$work/run"
+device = "cpu"
+
+[data]
+dev-source = "$work/dev.es"
+dev-target = "$work/dev.en"
+source-spm = "$work/spm.model"
+vocab-size = 400
+default-tag = "<2en>"
+
+[[data.corpus]]
+source = "$data/toy.es"
+target = "$data/toy.en"
+tag = "<2en>"
+reverse = true
+reverse-tag = "<2es>"
+
+[model]
+embedding-size = 48
+encoder-hidden-size = 48
+decoder-hidden-size = 48
+attention-size = 48
+dropout = 0
+
+[optim]
+lr = 0.005
+
+[train]
+max-steps = 300
+max-tokens = 1200
+log-every = 100
+
+[valid]
+every = 0
+attention-maps = "none"
+
+[checkpoint]
+every = 1000
+TOML
+
+# Bad corpora: one line naming the corpus and what is wrong, exit 1 or 2, no run directory.
+bad() {  # bad STATUS PATTERN EXTRA-ARGS...
+  local status=$1 pattern=$2; shift 2
+  expect_error "$status" "$pattern" -- "$train" --config "$work/tagged.toml" --run-dir "$work/bad" "$@"
+  [[ ! -e $work/bad ]] && pass || { fail "a refused corpus made a run directory ($*)"; rm -rf "$work/bad"; }
+}
+bad 2 "unknown key 'wieght'" --data.corpus "{source = 'a', target = 'b', wieght = 2}"
+bad 1 "data.corpus\[1\] .*weight must be a number > 0, got 0" --data.corpus "{source = 'a', target = 'b', weight = 0}"
+bad 1 "data.corpus and data.train-source/-target are both set" --data.train-source "$data/toy.es"
+bad 1 "reverse-tag '<2en>' is also a forward tag" \
+  --data.corpus "{source = '$data/toy.es', target = '$data/toy.en', tag = '<2en>', reverse = true, reverse-tag = '<2en>'}"
+bad 1 "data.default-tag: '<2fr>' is not a tag of data.corpus" --data.default-tag "<2fr>"
+printf '[[data.corpus]]\nsource = "a"\ntarget = 3\n' >"$work/typed.toml"
+expect_error 2 "typed.toml:1: data.corpus.target must be a string, got '3'" -- "$train" --config "$work/typed.toml"
+bad 1 "data.corpus\[1\] .*cannot open .*missing.es" \
+  --data.corpus "{source = '$work/missing.es', target = '$data/toy.en', tag = '<2en>'}"
+
+# Train the two-way model.
+expect 0 "" -- "$train" --config "$work/tagged.toml"
+grep -q '^\[\[data.corpus\]\]$' "$work/run/config.toml" && pass || fail "config.toml lacks its [[data.corpus]] table"
+model=$work/run/checkpoints/step-00000300.pt
+
+# words_of FILE: how many of the output's words are among the commonest of English and of Spanish.
+words_of() {
+  tr 'A-Z' 'a-z' <"$1" | tr -c 'a-z\n' ' ' | tr ' ' '\n' | awk '
+    /^(the|and|of|to|he|in|that|his|it|was)$/ { en++ }
+    /^(y|de|la|que|el|en|los|a|su|las)$/ { es++ }
+    END { printf "%d %d\n", en, es }'
+}
+head -n 40 "$data/toy.en" | tail -n 28 >"$work/in.en"
+head -n 40 "$data/toy.es" | tail -n 28 >"$work/in.es"
+expect 0 "" -- "$translate" -m "$model" -i "$work/in.es" -o "$work/out.en" --tag "<2en>"
+expect 0 "" -- "$translate" -m "$model" -i "$work/in.en" -o "$work/out.es" --tag "<2es>"
+expect 0 "" -- "$translate" -m "$model" -i "$work/in.es" -o "$work/default.en"
+read -r en_en en_es < <(words_of "$work/out.en")
+read -r es_en es_es < <(words_of "$work/out.es")
+[[ $en_en -gt $((2 * en_es)) && $en_en -ge 40 ]] && pass || fail "<2en> output is not English ($en_en en, $en_es es): $(head -n 2 "$work/out.en")"
+[[ $es_es -gt $((2 * es_en)) && $es_es -ge 40 ]] && pass || fail "<2es> output is not Spanish ($es_en en, $es_es es): $(head -n 2 "$work/out.es")"
+cmp -s "$work/out.en" "$work/default.en" && pass || fail "the default tag is not <2en>"
+# A tag the model lacks: one line naming its tags, no output file.
+expect_error 1 "tag '<2fr>': not a tag of the model \(its tags: <2en>, <2es>\)" -- \
+  "$translate" -m "$model" -i "$work/in.es" -o "$work/fr.txt" --tag "<2fr>"
+[[ ! -e $work/fr.txt ]] && pass || fail "a refused tag wrote an output"
+# The scripted engine sees the tag as source ids: the same translations.
+expect 0 "" -- "$translate" -m "$model" -i "$work/in.en" -o "$work/script.es" --tag "<2es>" --engine script
+cmp -s "$work/out.es" "$work/script.es" && pass || fail "--engine script translates the tagged input otherwise"
+finish
