@@ -24,6 +24,10 @@ int main(int argc, char** argv) {
   app.add_option("--source-language", o.source_language,
                  "Source language code for LibreTranslate's API (default: the training data's file extension)");
   app.add_option("--target-language", o.target_language, "Target language code (default: as for the source)");
+  app.add_option_function<std::string>(
+      "--tag", [&o](const std::string& tag) { o.tag = tag; },
+      "Tag of the requests without one (a model trained on tagged corpora; default: its data.default-tag; '' for "
+      "none)");
   app.add_option("--device", o.device, "auto, cpu, cuda or cuda:N")->capture_default_str();
   nmt::app::add_number_option(app, "--threads", o.threads, "CPU intra-op threads")->capture_default_str();
   nmt::app::add_number_option(app, "--search-workers", q.search_workers,

@@ -170,6 +170,31 @@ json sentence_json(const SentenceResult& sentence, bool attention, const Tokeniz
   return out;
 }
 
+using Direction = TagDirection;
+
+// The model's directions: its tags', or the one it was trained for.
+std::vector<Direction> directions_of(const ModelInfo& model) {
+  if (!model.directions.empty()) return model.directions;
+  return {{model.source_language, model.target_language, ""}};
+}
+
+// LibreTranslate's source ("" for auto) and target as one of the model's directions: the first that
+// matches (the default tag's comes first). HttpError 400 naming what the server offers otherwise.
+Direction choose_direction(const ModelInfo& model, const std::string& source, const std::string& target) {
+  const std::vector<Direction> directions = directions_of(model);
+  for (const Direction& d : directions) {
+    if ((source.empty() || d.source == source) && d.target == target) return d;
+  }
+  std::string offered;
+  for (const Direction& d : directions) {
+    const std::string pair = d.source + " to " + d.target;
+    if (offered.find(pair) == std::string::npos) offered += (offered.empty() ? "" : ", ") + pair;
+  }
+  const bool source_known = source.empty() || std::any_of(directions.begin(), directions.end(),
+                                                           [&](const Direction& d) { return d.source == source; });
+  throw HttpError(400, (source_known ? target : source) + " is not supported (this server translates " + offered + ")");
+}
+
 }  // namespace
 
 RequestSearch request_search(const json& request, const ServeOptions& options) {
@@ -186,6 +211,11 @@ RequestSearch request_search(const json& request, const ServeOptions& options) {
     }
   });
   if (request.contains("replace_unk")) search.replace_unknown = bool_field(request["replace_unk"], "replace_unk");
+  search.tag = options.tag.value_or("");
+  if (request.contains("tag")) {
+    if (!request["tag"].is_string()) throw HttpError(400, "tag: must be a string, got " + shown(request["tag"]));
+    search.tag = request["tag"].get<std::string>();
+  }
   return search;
 }
 
@@ -206,7 +236,7 @@ json search_defaults(const SearchOptions& search) {
 json translate_native(const json& request, ApiContext& context) {
   if (!request.is_object()) throw HttpError(400, "request body: must be a JSON object");
   static const std::set<std::string> known = [] {
-    std::set<std::string> fields = {"text", "replace_unk"};
+    std::set<std::string> fields = {"text", "replace_unk", "tag"};
     for_each_search_option([&](const SearchOptionDoc& doc, auto) { fields.insert(doc.field); });
     return fields;
   }();
@@ -268,14 +298,7 @@ json translate_libretranslate(const json& request, ApiContext& context) {
   }
   const std::string source_language = source.get<std::string>(), target_language = target.get<std::string>();
   const bool detect = source_language == "auto";
-  if (!detect && source_language != context.model.source_language) {
-    throw HttpError(400, source_language + " is not supported (this server translates " +
-                             context.model.source_language + " to " + context.model.target_language + ")");
-  }
-  if (target_language != context.model.target_language) {
-    throw HttpError(400, target_language + " is not supported (this server translates " +
-                             context.model.source_language + " to " + context.model.target_language + ")");
-  }
+  const Direction direction = choose_direction(context.model, detect ? "" : source_language, target_language);
   TextFormat format = TextFormat::text;
   const json& format_field = field(request, "format");
   if (!format_field.is_null()) {
@@ -305,11 +328,12 @@ json translate_libretranslate(const json& request, ApiContext& context) {
 
   RequestSearch search;
   search.search = context.options.search;
+  search.tag = direction.tag;
   search.search.n_best = alternatives + 1;
   search.search.beam_size = std::max(search.search.beam_size, alternatives + 1);
   const std::vector<TextResult> results = translate_texts(context.queue, texts, format, search, context.options.limits,
                                                           context.deadline, context.client_gone, &context.sentences);
-  const json detected = {{"confidence", 100.0}, {"language", context.model.source_language}};
+  const json detected = {{"confidence", 100.0}, {"language", direction.source}};
   json out;
   if (is_list) {
     json translated = json::array(), all_alternatives = json::array(), all_detected = json::array();
@@ -330,12 +354,25 @@ json translate_libretranslate(const json& request, ApiContext& context) {
 }
 
 json libretranslate_languages(const ModelInfo& model) {
-  return json::array({{{"code", model.source_language},
-                       {"name", language_name(model.source_language)},
-                       {"targets", json::array({model.target_language})}},
-                      {{"code", model.target_language},
-                       {"name", language_name(model.target_language)},
-                       {"targets", json::array()}}});
+  // Every language in order of first mention, each with the targets it offers.
+  std::vector<std::pair<std::string, json>> languages;
+  const auto entry = [&](const std::string& code) -> json& {
+    for (auto& [known, targets] : languages) {
+      if (known == code) return targets;
+    }
+    languages.emplace_back(code, json::array());
+    return languages.back().second;
+  };
+  for (const Direction& d : directions_of(model)) {
+    json& targets = entry(d.source);
+    if (std::find(targets.begin(), targets.end(), d.target) == targets.end()) targets.push_back(d.target);
+    entry(d.target);
+  }
+  json out = json::array();
+  for (auto& [code, targets] : languages) {
+    out.push_back({{"code", code}, {"name", language_name(code)}, {"targets", std::move(targets)}});
+  }
+  return out;
 }
 
 std::string language_name(const std::string& code) {

@@ -13,12 +13,16 @@
 #include "nmt/serve/serve_options.h"
 #include "nmt/serve/text_translation.h"
 #include "nmt/serve/translation_queue.h"
+#include "nmt/translate/source_tags.h"
 
 namespace nmt {
 
 /// What the server knows of its model, for GET /v1/model and the languages.
 struct ModelInfo {
   std::string source_language, target_language;  // ISO 639 codes, or "src" / "tgt"
+  /// A model trained on tagged corpora: the directions its tags ask for (empty: the one above).
+  /// LibreTranslate's source and target choose among them; the default tag's comes first.
+  std::vector<TagDirection> directions;
   nlohmann::json description;                     // GET /v1/model's answer
 };
 
@@ -35,7 +39,7 @@ struct ApiContext {
 
 /// A /v1/translate request's search: the server's options changed by the request's fields of
 /// for_each_search_option (nmt/search/search_option_table.h), each checked against its
-/// RequestBounds, and replace_unk. Wrong types and values out of bounds: HttpError 400 naming the
+/// RequestBounds, replace_unk, and tag (default: the server's, options.tag). Wrong types and values out of bounds: HttpError 400 naming the
 /// field; other fields are not looked at.
 RequestSearch request_search(const nlohmann::json& request, const ServeOptions& options);
 
@@ -53,7 +57,8 @@ nlohmann::json translate_native(const nlohmann::json& request, ApiContext& conte
 nlohmann::json translate_libretranslate(const nlohmann::json& request, ApiContext& context);
 
 /// GET /languages (LibreTranslate): the source language with the target as its one target, and the
-/// target language with none.
+/// target language with none; for a tagged model, every language of its directions with the
+/// targets it offers from it.
 nlohmann::json libretranslate_languages(const ModelInfo& model);
 
 /// The English name of an ISO 639-1 code ("es" -> "Spanish"), or the code itself.

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,9 @@ struct ServeOptions {
   /// ISO 639 codes for LibreTranslate's API; empty: the extensions of the training data's files
   /// (data/bible/train.es -> "es") when they look like one, else "src" / "tgt".
   std::string source_language, target_language;
+  /// The tag a request gets without "tag" (nmt/translate/source_tags.h; "": none); unset: the first
+  /// checkpoint's data.default-tag. The server resolves it at start-up.
+  std::optional<std::string> tag;
   SearchOptions search;                   // a request's defaults
   QueueOptions queue;
   ServeLimits limits;

@@ -7,6 +7,7 @@
 #include "nmt/core/log.h"
 #include "nmt/core/thread_count.h"
 #include "nmt/model/attention_hardening.h"
+#include "nmt/translate/source_tags.h"
 
 namespace nmt {
 
@@ -27,7 +28,7 @@ std::size_t QueueOptions::worker_count(const c10::Device& device) const {
 }
 
 bool operator==(const RequestSearch& a, const RequestSearch& b) {
-  return a.search == b.search && a.replace_unknown == b.replace_unknown;
+  return a.search == b.search && a.replace_unknown == b.replace_unknown && a.tag == b.tag;
 }
 
 TranslationTicket::Outcome TranslationTicket::wait(const std::function<bool()>& client_gone,
@@ -101,6 +102,7 @@ std::shared_ptr<TranslationTicket> TranslationQueue::submit(const std::vector<st
     throw ConfigError("replace_unk needs attention weights, and the model has attention = none");
   }
   if (search.search.hard_attention && !hard_attention_refusal_.empty()) throw ConfigError(hard_attention_refusal_);
+  if (!search.tag.empty()) choose_tag(source_tokenizer_, &search.tag, "");  // a tag the model lacks: its request fails
   // A sentence too long for the reject policy fails its own request here, not a shared batch.
   if (options_.translate.long_inputs == LongInputPolicy::reject) {
     const auto limit = static_cast<std::size_t>(options_.translate.max_source_length);
@@ -203,6 +205,7 @@ Translator& TranslationQueue::translator_for(TranslatorCache& cache, const Reque
   TranslateOptions options = batch_options_;
   options.search = search.search;
   options.replace_unknown = search.replace_unknown;
+  options.source_tag = search.tag;
   auto translator =
       std::make_unique<Translator>(model_, source_tokenizer_, target_tokenizer_, std::move(options), device_);
   cache.emplace_back(search, std::move(translator));

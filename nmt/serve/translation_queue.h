@@ -49,9 +49,11 @@ struct QueueOptions {
 struct RequestSearch {
   SearchOptions search;
   bool replace_unknown = false;
+  std::string tag;  // put before every source (TranslateOptions::source_tag); "": none
 };
 
-/// Both members equal: every search option (SearchOptions' operator==, from its table) and replace_unknown.
+/// Every member equal: every search option (SearchOptions' operator==, from its table),
+/// replace_unknown and the tag.
 bool operator==(const RequestSearch& a, const RequestSearch& b);
 inline bool operator!=(const RequestSearch& a, const RequestSearch& b) { return !(a == b); }
 

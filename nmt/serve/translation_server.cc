@@ -27,6 +27,7 @@
 #include "nmt/serve/serve_api.h"
 #include "nmt/serve/server_metrics.h"
 #include "nmt/translate/loaded_models.h"
+#include "nmt/translate/source_tags.h"
 
 namespace nmt::serve_page {
 std::string_view embedded_file(std::string_view name);  // generated from nmt/serve/page/
@@ -53,16 +54,15 @@ std::string language_of_training_file(const std::string& training_config, const 
     return "";  // not nmt-train's (a scripted model's, or an older writer's): no language to be had
   }
   for (const TomlEntry& entry : entries) {
-    if (entry.key != key || entry.kind != TomlEntry::Kind::string) continue;
-    const std::string name = base_name(entry.value);
-    const std::size_t dot = name.find_last_of('.');
-    if (dot == std::string::npos) return "";
-    const std::string extension = name.substr(dot + 1);
-    const bool code = extension.size() >= 2 && extension.size() <= 3 &&
-                      std::all_of(extension.begin(), extension.end(), [](char c) { return c >= 'a' && c <= 'z'; });
-    return code ? extension : "";
+    if (entry.key == key && entry.kind == TomlEntry::Kind::string) return language_of_file(entry.value);
   }
   return "";
+}
+
+json directions_json(const std::vector<TagDirection>& directions) {
+  json out = json::array();
+  for (const TagDirection& d : directions) out.push_back({{"source", d.source}, {"target", d.target}, {"tag", d.tag}});
+  return out;
 }
 
 void set_json(httplib::Response& res, int status, const json& body) {
@@ -331,6 +331,15 @@ ModelInfo TranslationServer::State::describe_model() const {
   const LoadedModel& first = loaded.members.front();
   info.source_language = options.source_language;
   info.target_language = options.target_language;
+  // A tagged model: its directions, the default tag's first; it names the languages unless given.
+  info.directions = tag_directions(first.training_config);
+  const std::string tag = options.tag.value_or("");
+  std::stable_partition(info.directions.begin(), info.directions.end(),
+                        [&](const TagDirection& d) { return d.tag == tag; });
+  if (!info.directions.empty()) {
+    if (info.source_language.empty()) info.source_language = info.directions.front().source;
+    if (info.target_language.empty()) info.target_language = info.directions.front().target;
+  }
   if (info.source_language.empty()) info.source_language = language_of_training_file(first.training_config, "data.train-source");
   if (info.target_language.empty()) info.target_language = language_of_training_file(first.training_config, "data.train-target");
   if (info.source_language.empty()) info.source_language = "src";
@@ -354,6 +363,9 @@ ModelInfo TranslationServer::State::describe_model() const {
       {"search_workers", queue->worker_count()},
       {"checkpoints", std::move(checkpoints)},
       {"defaults", search_defaults(options.search)},
+      {"tags", model_tags(first.source_tokenizer)},
+      {"default_tag", tag},
+      {"directions", directions_json(info.directions)},
       {"max_beam", options.limits.max_beam},
       {"max_alternatives", options.limits.max_alternatives},
       {"max_texts", options.limits.max_texts},
@@ -376,6 +388,9 @@ TranslationServer::TranslationServer(ServeOptions options) : state_(std::make_un
   s.device = parse_device(s.options.device);
   s.loaded = load_models(s.options.checkpoints, s.options.engine, s.options.ensemble_mode, s.device);
   const LoadedModel& first = s.loaded.members.front();
+  // The requests' default tag, checked once (a tag the model lacks stops the server here).
+  s.options.tag = choose_tag(first.source_tokenizer, s.options.tag ? &*s.options.tag : nullptr,
+                             default_tag_of(first.training_config));
   s.options.queue.translate.search = s.options.search;
   s.queue = std::make_unique<TranslationQueue>(
       s.loaded.decoder(), first.source_tokenizer, first.target_tokenizer, s.device, s.options.queue, [this](std::size_t sentences, double seconds) { state_->metrics.count_batch(sentences, seconds); });

@@ -166,6 +166,9 @@ TEST(SearchSettings, SettingsThatDifferInAnyOneOptionNeverShareABatch) {
   RequestSearch second = first;
   second.replace_unknown = true;
   EXPECT_NE(first, second);
+  RequestSearch tagged = first;  // sources with another tag are other sources
+  tagged.tag = "<2es>";
+  EXPECT_NE(first, tagged);
 }
 
 }  // namespace
