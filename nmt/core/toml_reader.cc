@@ -1,5 +1,6 @@
 #include "nmt/core/toml_reader.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <map>
@@ -23,7 +24,7 @@ class LineCursor {
     while (pos_ < line_.size() && (line_[pos_] == ' ' || line_[pos_] == '\t')) ++pos_;
   }
   bool at_end() const { return pos_ >= line_.size(); }
-  void restart() { pos_ = 0; }
+  void advance(std::size_t n) { pos_ = std::min(line_.size(), pos_ + n); }
   std::size_t remaining() const { return line_.size() - pos_; }
   char peek() const { return at_end() ? '\0' : line_[pos_]; }
   bool starts_with(std::string_view s) const { return line_.substr(pos_).substr(0, s.size()) == s; }
@@ -184,8 +185,10 @@ namespace {
 class ConfigReader {
  public:
   void line(LineCursor& cursor, int line_number) {
-    if (cursor.consume('[') && cursor.consume('[')) return array_header(cursor, line_number);
-    cursor.restart();
+    if (cursor.starts_with("[[")) {  // TOML: no space inside [[ and ]]
+      cursor.advance(2);
+      return array_header(cursor, line_number);
+    }
     if (cursor.consume('[')) return section_header(cursor, line_number);
     key_value(cursor, line_number);
   }
@@ -195,7 +198,9 @@ class ConfigReader {
   // [[NAME]]: the next table of the array NAME; its keys are NAME.KEY. The header is an entry too.
   void array_header(LineCursor& cursor, int line_number) {
     const std::string name = cursor.key();
-    if (!cursor.consume(']') || !cursor.consume(']')) cursor.fail("the array-of-tables name has no closing ]]");
+    cursor.skip_space();
+    if (!cursor.starts_with("]]")) cursor.fail("the array-of-tables name has no closing ]]");
+    cursor.advance(2);
     if (seen_.count(name) > 0) {
       cursor.fail("[[" + shown_text(name) + "]] names a key already set (on line " + std::to_string(seen_[name]) + ")");
     }
@@ -220,6 +225,9 @@ class ConfigReader {
       cursor.fail("nested sections like [" + shown_text(section_) + "] are not options");
     }
     const std::string header = "[" + section_ + "]";
+    if (seen_.count("[" + header + "]")) {
+      cursor.fail(shown_text(header) + " names an array of tables (on line " + std::to_string(seen_["[" + header + "]"]) + ")");
+    }
     if (seen_.count(header)) {
       cursor.fail("section " + shown_text(header) + " appears twice (first on line " + std::to_string(seen_[header]) + ")");
     }

@@ -185,14 +185,22 @@ Direction choose_direction(const ModelInfo& model, const std::string& source, co
   for (const Direction& d : directions) {
     if ((source.empty() || d.source == source) && d.target == target) return d;
   }
-  std::string offered;
+  std::vector<std::string> pairs;
   for (const Direction& d : directions) {
     const std::string pair = d.source + " to " + d.target;
-    if (offered.find(pair) == std::string::npos) offered += (offered.empty() ? "" : ", ") + pair;
+    if (std::find(pairs.begin(), pairs.end(), pair) == pairs.end()) pairs.push_back(pair);
   }
-  const bool source_known = source.empty() || std::any_of(directions.begin(), directions.end(),
-                                                           [&](const Direction& d) { return d.source == source; });
-  throw HttpError(400, (source_known ? target : source) + " is not supported (this server translates " + offered + ")");
+  std::string offered;
+  for (const std::string& pair : pairs) offered += (offered.empty() ? "" : ", ") + pair;
+  const auto known = [&](const std::string& code, bool as_source) {
+    return std::any_of(directions.begin(), directions.end(),
+                       [&](const Direction& d) { return (as_source ? d.source : d.target) == code; });
+  };
+  // Name what is unknown: the source, the target, or (both known) the pair.
+  const std::string what = !source.empty() && !known(source, true) ? source
+                           : !known(target, false)                 ? target
+                                                                   : source + " to " + target;
+  throw HttpError(400, what + " is not supported (this server translates " + offered + ")");
 }
 
 }  // namespace

@@ -337,8 +337,22 @@ ModelInfo TranslationServer::State::describe_model() const {
   std::stable_partition(info.directions.begin(), info.directions.end(),
                         [&](const TagDirection& d) { return d.tag == tag; });
   if (!info.directions.empty()) {
-    if (info.source_language.empty()) info.source_language = info.directions.front().source;
-    if (info.target_language.empty()) info.target_language = info.directions.front().target;
+    // --source-language and --target-language rename the default direction's languages wherever
+    // they appear (its reverse too); a file without a language extension gives src / tgt.
+    const std::string file_source = info.directions.front().source, file_target = info.directions.front().target;
+    if (info.source_language.empty()) info.source_language = file_source.empty() ? "src" : file_source;
+    if (info.target_language.empty()) info.target_language = file_target.empty() ? "tgt" : file_target;
+    for (TagDirection& d : info.directions) {
+      for (std::string* code : {&d.source, &d.target}) {
+        if (*code == file_source) {
+          *code = info.source_language;
+        } else if (*code == file_target) {
+          *code = info.target_language;
+        } else if (code->empty()) {
+          *code = code == &d.source ? "src" : "tgt";
+        }
+      }
+    }
   }
   if (info.source_language.empty()) info.source_language = language_of_training_file(first.training_config, "data.train-source");
   if (info.target_language.empty()) info.target_language = language_of_training_file(first.training_config, "data.train-target");

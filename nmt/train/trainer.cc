@@ -41,7 +41,7 @@ TrainResult Trainer::Impl::run() {
     target_tokenizer = std::make_unique<Tokenizer>(std::move(shared->target));
   }
   phase("loading the training data and building the model", [&] { load_data_and_model(); });
-  group->check_same_setup(config, corpus->corpus().fingerprint(), corpus->corpus().size());
+  group->check_same_setup(config, corpus->fingerprint(), corpus->corpus().size());
   phase("taking the initial checkpoint's parameters", [&] { start_from_initial_checkpoint(); });
   if (group->communicator()) {  // one starting point for every rank, then each its own dropout
     torch::NoGradGuard no_grad;

@@ -25,7 +25,7 @@ void Trainer::Impl::phase(const std::string& what, const std::function<void()>& 
 
 void Trainer::Impl::setup() {
   config.validate();
-  check_data_files(config);  // before the run directory: a mistyped path leaves nothing behind
+  check_data_files(config, lead());  // before the run directory: a mistyped path leaves nothing behind
   std::unique_ptr<MetricsLog> metrics;
   if (lead()) {  // the other ranks of a group leave the run directory to rank 0
     run_dir = std::make_unique<RunDirectory>(config.run_dir, config.resume);

@@ -2,8 +2,8 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <filesystem>
 
 #include "nmt/core/decimal_number.h"
@@ -47,7 +47,7 @@ TokenizerPair load_or_train_tokenizers(const TrainConfig& config) {
   return pair;
 }
 
-void check_data_files(const TrainConfig& config) {
+void check_data_files(const TrainConfig& config, bool dev) {
   const DataOptions& d = config.data;
   std::vector<std::pair<std::string, std::string>> files;  // (what, path)
   if (d.corpora.empty()) {
@@ -57,11 +57,14 @@ void check_data_files(const TrainConfig& config) {
     files.emplace_back(corpus_name(d.corpora, i), d.corpora.corpora[i].source);
     files.emplace_back(corpus_name(d.corpora, i), d.corpora.corpora[i].target);
   }
-  files.emplace_back("data.dev-source", d.dev_source);
-  files.emplace_back("data.dev-target", d.dev_target);
+  if (dev) {
+    files.emplace_back("data.dev-source", d.dev_source);
+    files.emplace_back("data.dev-target", d.dev_target);
+  }
   for (const auto& [what, path] : files) {
-    std::ifstream in(path);
-    if (!in) throw IoError(what + ": cannot open " + path + ": " + std::strerror(errno));
+    std::FILE* file = std::fopen(path.c_str(), "rb");  // fopen sets errno, std::ifstream need not
+    if (file == nullptr) throw IoError(what + ": cannot open " + path + ": " + std::strerror(errno));
+    std::fclose(file);
   }
 }
 
@@ -171,6 +174,13 @@ void TrainingCorpus::load_corpus(std::size_t index, std::vector<std::vector<int>
     stream.target_texts = reversed ? source_texts : target_texts;
     streams_.push_back(std::move(stream));
   }
+}
+
+std::uint64_t TrainingCorpus::fingerprint() const {
+  std::uint64_t hash = corpus_->fingerprint();
+  if (streams_.size() == 1) return hash;  // one corpus: what ranks compared before data.corpus
+  for (const Stream& stream : streams_) hash = hash * 0x100000001B3ull ^ (stream.size + 0x9E3779B97F4A7C15ull);
+  return hash;
 }
 
 EpochBatches::CorpusForEpoch TrainingCorpus::corpus_for_epoch() const {

@@ -23,9 +23,10 @@ namespace nmt {
 /// tag is not a user-defined symbol of a source model it loads (check_corpus_tags).
 TokenizerPair load_or_train_tokenizers(const TrainConfig& config);
 
-/// IoError "NAME: cannot open PATH: REASON" unless every training and dev file opens for reading
-/// (nmt-train checks before it makes a run directory, so that a typo leaves nothing behind).
-void check_data_files(const TrainConfig& config);
+/// IoError "NAME: cannot open PATH: REASON" unless every training file, and with `dev` the dev
+/// files (rank 0 alone reads them), opens for reading: nmt-train checks before it makes a run
+/// directory, so that a typo leaves nothing behind.
+void check_data_files(const TrainConfig& config, bool dev);
 
 /// ConfigError unless every tag of data.corpus (and data.default-tag) is a user-defined symbol of
 /// `source_tokenizer`, which keeps it one piece whatever the text around it.
@@ -48,6 +49,9 @@ class TrainingCorpus {
   /// The corpus of each epoch: the corpora's shares (several corpora) of sampled segmentations
   /// (train.sampling-alpha), or unset with neither.
   EpochBatches::CorpusForEpoch corpus_for_epoch() const;
+  /// What every rank of a group must agree on: corpus()'s fingerprint, and with several corpora
+  /// where each stream begins (two splits of the same pairs make other epochs).
+  std::uint64_t fingerprint() const;
   /// The ids of the corpora's tags (never dropped by word dropout); empty without tags.
   const std::vector<int>& tag_ids() const { return tag_ids_; }
 

@@ -109,7 +109,8 @@ void TrainingGroup::check_same_setup(const TrainConfig& config, std::uint64_t da
                         std::to_string(all[r][data + 1].item<std::int64_t>()) + " vs " +
                         std::to_string(all[0][data + 1].item<std::int64_t>()) +
                         " pairs after filtering, and other subwords): " +
-                        "data.train-source and data.train-target must be the same files on every machine");
+                        "data.train-source and data.train-target (or data.corpus's files) must be the same files "
+                        "on every machine");
     }
   }
 }

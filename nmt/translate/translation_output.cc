@@ -81,14 +81,21 @@ std::string format_alignment(const Translation& translation, const Tokenizer& so
   if (translation.hypotheses.empty() || translation.source.empty()) return "\n";
   const TranslatedHypothesis& best = translation.hypotheses.front();
   if (!best.attention.defined()) return "\n";
-  const std::vector<std::size_t> source_words = word_of_pieces(source_pieces(translation, source_tokenizer));
+  std::vector<std::string> pieces = source_pieces(translation, source_tokenizer);
+  // The tag is no word of the sentence: words count from the piece after it, and a target piece
+  // that attends most to the tag is aligned to nothing.
+  const std::size_t skip = translation.tagged ? 1 : 0;
+  pieces.erase(pieces.begin(), pieces.begin() + static_cast<std::ptrdiff_t>(std::min(skip, pieces.size())));
+  const std::vector<std::size_t> source_words = word_of_pieces(pieces);
   const std::vector<std::size_t> target_words = word_of_pieces(best.pieces);
   // Each target piece (not the EOS step) to the source piece (not EOS) it attends to most.
   std::vector<std::vector<double>> rows = weight_rows(best.attention);
   rows.resize(std::min(rows.size(), target_words.size()));
   const std::vector<std::size_t> aligned = hard_alignment(rows, translation.source.size());
   std::set<std::pair<std::size_t, std::size_t>> pairs;
-  for (std::size_t t = 0; t < aligned.size(); ++t) pairs.emplace(source_words[aligned[t]], target_words[t]);
+  for (std::size_t t = 0; t < aligned.size(); ++t) {
+    if (aligned[t] >= skip) pairs.emplace(source_words[aligned[t] - skip], target_words[t]);
+  }
   std::string line;
   for (const auto& [s, t] : pairs) line += (line.empty() ? "" : " ") + std::to_string(s) + "-" + std::to_string(t);
   return line + "\n";

@@ -32,6 +32,7 @@ std::string format_attention_json(const Translation& translation, std::size_t in
 /// whitespace-separated words of the (detokenized) source and translation: each target subword is
 /// aligned to the source subword it attends to most (EOS excluded on both sides), and subwords map
 /// to the words they belong to.
+/// A tagged source's tag (Translation::tagged) is no word: words count from the first piece after it.
 std::string format_alignment(const Translation& translation, const Tokenizer& source_tokenizer);
 
 }  // namespace nmt

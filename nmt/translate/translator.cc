@@ -193,6 +193,7 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
       const std::size_t index = order[start + r];
       Translation& translation = translations[index];  // each sentence is in one batch: no race
       translation.source = ids[index];
+      translation.tagged = source_tag_ >= 0 && !translation.source.empty();
       for (Hypothesis& h : results[r]) translation.hypotheses.push_back(finish(std::move(h), ids[index]));
       if (!translation.hypotheses.empty()) {
         tokens += static_cast<std::int64_t>(translation.hypotheses.front().tokens.size()) + 1;

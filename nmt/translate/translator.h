@@ -58,6 +58,7 @@ struct TranslatedHypothesis {
 
 struct Translation {
   std::vector<int> source;  // source ids as translated (the tag first, after truncation), no EOS
+  bool tagged = false;      // source[0] is a tag (TranslateOptions::source_tag), no word of the sentence
   bool truncated = false;
   std::vector<TranslatedHypothesis> hypotheses;  // n-best, best first; empty for an empty input
 };

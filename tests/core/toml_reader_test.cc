@@ -66,6 +66,9 @@ TEST(TomlReader, RefusesWhatIsNotOneValuePerKey) {
   refuses("[a]\n[[a]]", "[[a]] names a [section]");
   refuses("[[a.b]]\nx = 1\nx = 2", "key 'a.b.x' is set twice (first on line 2)");
   refuses("[[a.b]]\n[a]\nb = 3", "key 'a.b' is also an array of tables (on line 1)");
+  refuses("[[a]]\n[a]", "[a] names an array of tables (on line 1)");
+  refuses("[ [a] ]", "'[' cannot start a key");  // not an array header: TOML has no space inside [[
+  refuses("[[a] ]", "no closing ]]");
   refuses("[a.b]\nx = 1", "nested sections");
   refuses("[a]\nx = 1\n[a]\ny = 2", "section [a] appears twice (first on line 1)");
   refuses("x = 1\n\nx = 2", "bad.toml:3: key 'x' is set twice (first on line 1)");

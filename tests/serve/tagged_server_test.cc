@@ -115,6 +115,32 @@ TEST_F(TaggedServe, LibreTranslatesSourceAndTargetChooseTheTag) {
             std::string::npos);
 }
 
+// --source-language and --target-language rename the languages of every direction, reverse too.
+TEST(TaggedServeStart, LanguageOptionsRenameTheDirections) {
+  test::TempDir dir;
+  ServeOptions options = test::tiny_options(write_tagged_checkpoint(dir));
+  options.source_language = "spa";
+  options.target_language = "eng";
+  test::RunningServer server(options);
+  const json languages = json::parse(server.client().Get("/languages")->body);
+  ASSERT_EQ(languages.size(), 2u);
+  EXPECT_EQ(languages[0]["code"], "spa");
+  EXPECT_EQ(languages[0]["targets"], json::array({"eng"}));
+  EXPECT_EQ(languages[1]["code"], "eng");
+  EXPECT_EQ(languages[1]["targets"], json::array({"spa"}));
+  auto answer = server.client().Post("/translate", json({{"q", "And God said."}, {"source", "eng"}, {"target", "spa"}}).dump(),
+                                     "application/json");
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200) << answer->body;
+  answer = server.client().Post("/translate", json({{"q", "x"}, {"source", "spa"}, {"target", "spa"}}).dump(),
+                                "application/json");
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 400);
+  EXPECT_NE(answer->body.find("spa to spa is not supported (this server translates spa to eng, eng to spa)"),
+            std::string::npos)
+      << answer->body;
+}
+
 TEST(TaggedServeStart, ADefaultTagTheModelLacksStopsTheServerAtStart) {
   test::TempDir dir;
   ServeOptions options = test::tiny_options(write_tagged_checkpoint(dir));

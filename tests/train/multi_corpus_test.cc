@@ -7,16 +7,20 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <set>
 
 #include "nmt/core/error.h"
 #include "nmt/data/corpus_mixture.h"
+#include "nmt/data/subword_words.h"
 #include "nmt/model/checkpoint.h"
 #include "nmt/model/inference/inference_model.h"
 #include "nmt/train/trainer.h"
 #include "nmt/train/training_data.h"
 #include "nmt/train/word_dropout.h"
 #include "nmt/translate/source_tags.h"
+#include "nmt/translate/translation_output.h"
 #include "nmt/translate/translator.h"
+#include "tests/search/fake_model.h"
 #include "tests/test_util.h"
 
 // A namespace of its own: the unity build puts this file in one unit with others.
@@ -128,6 +132,61 @@ TEST(MultiCorpus, EachEpochGivesEveryStreamItsShareByWeight) {
   EXPECT_EQ(make(1)->fingerprint(), make(1)->fingerprint());
 }
 
+// Subword sampling segments every stream anew each epoch; each keeps its tag in front.
+TEST(MultiCorpus, SubwordSamplingKeepsEachStreamsTag) {
+  test::TempDir dir;
+  TrainConfig config = two_corpora(dir, "run", 10);
+  config.train.sampling_alpha = 0.2;
+  const TokenizerPair tokenizers = load_or_train_tokenizers(config);
+  const TrainingCorpus training(config, tokenizers.source, tokenizers.target);
+  const int to_en = tokenizers.source.piece_to_id("<2en>"), to_es = tokenizers.source.piece_to_id("<2es>");
+  const auto sampled = training.corpus_for_epoch()(0);
+  ASSERT_EQ(sampled->size(), 519u);
+  std::size_t reversed = 0, resegmented = 0;
+  for (std::size_t i = 0; i < sampled->size(); ++i) {
+    const int tag = sampled->source(i)[0];
+    ASSERT_TRUE(tag == to_en || tag == to_es) << i;
+    reversed += tag == to_es;
+    for (std::size_t j = 1; j < sampled->source(i).size; ++j) ASSERT_NE(sampled->source(i)[j], tag) << i;
+  }
+  EXPECT_EQ(reversed, 130u);
+  // The samples differ from the best segmentation (the same pairs drawn without sampling).
+  TrainConfig best = config;
+  best.train.sampling_alpha = 0;
+  const TrainingCorpus plain(best, tokenizers.source, tokenizers.target);
+  const auto unsampled = plain.corpus_for_epoch()(0);
+  for (std::size_t i = 0; i < sampled->size(); ++i) resegmented += sampled->source(i).size != unsampled->source(i).size;
+  EXPECT_GT(resegmented, 100u);
+}
+
+// Alignments count words from the first piece after the tag (the fake attends to position t at step t).
+TEST(MultiCorpus, AlignmentsSkipTheTag) {
+  test::TempDir dir;
+  const TokenizerPair tokenizers = load_or_train_tokenizers(two_corpora(dir, "run", 10));
+  const Tokenizer& tok = tokenizers.source;
+  const std::vector<int> script = tok.encode("Y dijo Dios");
+  ASSERT_GE(script.size(), 3u);
+  test::FakeModel fake({script}, tok.vocab_size());
+  TranslateOptions options;
+  options.search.beam_size = 1;
+  options.search.keep_attention = true;
+  options.source_tag = "<2en>";
+  Translator translator(fake, tok, tok, options, c10::Device(c10::kCPU));
+  const auto out = translator.translate({"Y dijo Dios"});
+  ASSERT_TRUE(out[0].tagged);
+  ASSERT_EQ(out[0].source[0], tok.piece_to_id("<2en>"));
+  // Step 0 attends to the tag (no word: no pair), step t > 0 to source piece t - 1.
+  std::vector<std::string> pieces;
+  for (const int id : script) pieces.push_back(tok.id_to_piece(id));
+  const std::vector<std::size_t> words = word_of_pieces(pieces);
+  std::set<std::pair<std::size_t, std::size_t>> pairs;
+  for (std::size_t t = 1; t < pieces.size(); ++t) pairs.emplace(words[t - 1], words[t]);
+  std::string expected;
+  for (const auto& [s, t] : pairs) expected += (expected.empty() ? "" : " ") + std::to_string(s) + "-" + std::to_string(t);
+  EXPECT_EQ(format_alignment(out[0], tok), expected + "\n");
+  EXPECT_EQ(expected.rfind("0-0", 0), std::string::npos) << "step 0 went to the tag: no pair for target word 0";
+}
+
 TEST(MultiCorpus, WordDropoutNeverDropsATag) {
   const ParallelCorpus corpus = ParallelCorpus::from_sequences({{7, 9, 9, 9, 9, 9, 9, 9}, {7, 9, 9, 9}},
                                                                {{9, 9, 9}, {9, 9}});
@@ -201,6 +260,7 @@ TEST(MultiCorpus, AResumedRunIsTheStraightRunBitForBit) {
   const auto config = [&](const std::string& run, std::int64_t steps) {
     TrainConfig c = two_corpora(dir, run, steps);
     c.train.word_dropout = 0.1;
+    c.train.sampling_alpha = 0.1;  // every stream segmented anew each epoch
     return c;
   };
   Trainer(config("straight", 20)).run();
