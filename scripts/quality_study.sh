@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# The quality study of issue 46 (its numbers go to docs/benchmarks.md as variants finish): the reference
+# recipe (configs/bible-es-en.toml: two ranks, EMA, plateau schedule) at an equal step budget with
+# more views of the same meaning, each variant the recipe with its data given as data.corpus tables
+# (and a subword model of its own, trained with its tags, beside the corpus):
+#   recipe    the recipe as it is
+#   kjv       + the KJV's side of the training books as a second target, tagged (<2web>, <2kjv>;
+#               the dev set and the test translations ask for <2web>)
+#   reverse   + the same pairs reversed, English -> Spanish, tagged (<2en>, <2es>)
+#   both      kjv and reverse together (<2web>, <2kjv>; WEB -> Spanish tagged <2es>)
+#   wd        the best of them (--best NAME) with word dropout 0.1
+# Each variant: train (resumable: an interrupted run continues, a finished one is kept), then the
+# test books with beam 5 and the recipe's length alpha 1.0, scored by nmt-score against the WEB
+# (BLEU, chrF2) and against WEB and KJV together (BLEU); dev BLEU is training's best validation.
+# One line per variant goes to OUT/results.tsv (replaced when the variant is run again). A variant
+# takes about 40 minutes at 3000 steps on two idle cores: run them one at a time.
+#
+# Usage: scripts/quality_study.sh VARIANT [--steps N] [--out DIR] [--best NAME] [--build DIR] [--data DIR]
+#   (defaults: 3000 steps, runs/quality-study, build, data/bible)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+steps=3000 out=$root/runs/quality-study build=$root/build data=$root/data/bible best="" variant=""
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --steps) steps=$2; shift 2 ;;
+    --out) out=$(realpath -m "$2"); shift 2 ;;
+    --best) best=$2; shift 2 ;;
+    --build) build=$(realpath -m "$2"); shift 2 ;;
+    --data) data=$(realpath -m "$2"); shift 2 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -*) echo "quality_study.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    *) variant=$1; shift ;;
+  esac
+done
+die() { echo "quality_study.sh: $*" >&2; exit 1; }
+[[ $steps =~ ^[1-9][0-9]*$ ]] || die "--steps must be a positive integer, got '$steps'"
+options=()
+add_data_of() {  # add_data_of VARIANT: the variant's data options, appended to `options`
+  local es=$data/train.es web=$data/train.en kjv=$data/train.kjv.en
+  [[ $1 == recipe ]] && return
+  options+=(--data.train-source "" --data.train-target "" --data.source-spm "$data/spm4k-$1.model")
+  case $1 in
+    kjv) options+=(--data.corpus "{source = '$es', target = '$web', tag = '<2web>'}"
+                   --data.corpus "{source = '$es', target = '$kjv', tag = '<2kjv>'}" --data.default-tag '<2web>') ;;
+    reverse) options+=(--data.corpus "{source = '$es', target = '$web', tag = '<2en>', reverse = true, reverse-tag = '<2es>'}"
+                       --data.default-tag '<2en>') ;;
+    both) options+=(--data.corpus "{source = '$es', target = '$web', tag = '<2web>', reverse = true, reverse-tag = '<2es>'}"
+                    --data.corpus "{source = '$es', target = '$kjv', tag = '<2kjv>'}" --data.default-tag '<2web>') ;;
+  esac
+}
+case $variant in
+  recipe|kjv|reverse|both) add_data_of "$variant" ;;
+  wd) [[ $best =~ ^(recipe|kjv|reverse|both)$ ]] || die "wd needs --best recipe|kjv|reverse|both"
+      add_data_of "$best"
+      options+=(--train.word-dropout 0.1) ;;
+  *) die "give a variant: recipe, kjv, reverse, both or wd (see --help)" ;;
+esac
+config=$root/configs/bible-es-en.toml
+bin=$build/apps
+for program in nmt-train nmt-translate nmt-score; do [[ -x $bin/$program ]] || die "$bin/$program is missing: build first"; done
+for file in train.es train.en train.kjv.en dev.es dev.en test.es test.en test.kjv.en; do
+  [[ -f $data/$file ]] || die "$data/$file is missing (scripts/prepare_bible.py)"
+done
+run=$out/$variant
+mkdir -p "$out"
+
+# Paths in the configurations are relative to the repository root.
+cd "$root"
+if [[ -f $run/checkpoints/latest && $(cat "$run/checkpoints/latest") == step-$(printf '%08d' "$steps") ]]; then
+  echo "== $variant: trained ($steps steps), kept"
+else
+  resume=()
+  [[ -f $run/checkpoints/latest ]] && resume=(--resume)
+  echo "== $variant: training $steps steps -> $run"
+  start=$SECONDS
+  "$bin/nmt-train" --config "$config" --run-dir "$run" --train.max-steps "$steps" "${options[@]}" "${resume[@]}" \
+    >"$run.train.log" 2>&1 || die "$variant: nmt-train failed: $(tail -n 2 "$run.train.log")"
+  echo "$((SECONDS - start))" >>"$run.seconds"
+fi
+model=$run/checkpoints/$(cat "$run/checkpoints/latest").pt
+
+echo "== $variant: test books, beam 5, length alpha 1.0"
+"$bin/nmt-translate" -m "$model" -b 5 --length-alpha 1.0 -i "$data/test.es" -o "$run.test.out" --progress never \
+  2>"$run.translate.err" || die "$variant: nmt-translate failed: $(tail -n 1 "$run.translate.err")"
+score() { "$bin/nmt-score" "$@" -i "$run.test.out" --json; }
+web=$(score "$data/test.en") both_refs=$(score "$data/test.en" "$data/test.kjv.en" --metrics bleu)
+field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]]["score"])' "$1" "$2"; }
+dev=$(python3 - "$run/metrics.jsonl" <<'PY'
+import json, sys
+best = max((json.loads(l).get("bleu", -1) for l in open(sys.argv[1]) if '"valid"' in l), default=-1)
+print(f"{best:.2f}")
+PY
+)
+seconds=$(awk '{s += $1} END {print s + 0}' "$run.seconds" 2>/dev/null || echo 0)
+line=$(printf '%s\t%s\t%s\t%s\t%s\t%s\t%s' "$variant" "$steps" "$dev" "$(field "$web" bleu)" \
+  "$(field "$both_refs" bleu)" "$(field "$web" chrf)" "$seconds")
+results=$out/results.tsv
+[[ -f $results ]] || printf 'variant\tsteps\tdev_bleu\ttest_bleu_web\ttest_bleu_web_kjv\ttest_chrf2_web\ttrain_seconds\n' >"$results"
+grep -v "^$variant	" "$results" >"$results.tmp" || true
+echo "$line" >>"$results.tmp"
+mv "$results.tmp" "$results"
+echo "$line"
