@@ -22,6 +22,7 @@
 #include "nmt/translate/translator.h"
 #include "tests/search/fake_model.h"
 #include "tests/test_util.h"
+#include "tests/train/train_test_util.h"
 
 // A namespace of its own: the unity build puts this file in one unit with others.
 namespace nmt::multi_corpus_test {
@@ -246,14 +247,7 @@ TEST(MultiCorpus, BadCorporaAreOneLineErrors) {
   EXPECT_THROW_WITH(load_or_train_tokenizers(tagged), ConfigError, "is an ordinary piece of");
 }
 
-std::map<std::string, at::Tensor> final_parameters(const std::string& run_dir, std::int64_t step) {
-  std::string name = std::to_string(step);
-  name.insert(0, 8 - name.size(), '0');
-  Checkpoint checkpoint = load_checkpoint(run_dir + "/checkpoints/step-" + name + ".pt");
-  std::map<std::string, at::Tensor> out;
-  for (const auto& p : checkpoint.model->named_parameters()) out[p.key()] = p.value();
-  return out;
-}
+using test::final_parameters;
 
 TEST(MultiCorpus, AResumedRunIsTheStraightRunBitForBit) {
   test::TempDir dir;

@@ -27,6 +27,7 @@
 #include "nmt/translate/translator.h"
 #include "tests/model/model_test_util.h"
 #include "tests/test_util.h"
+#include "tests/train/train_test_util.h"
 
 namespace nmt {
 namespace {
@@ -67,14 +68,7 @@ TrainConfig toy_config(const test::TempDir& dir, const std::string& run, std::in
   return c;
 }
 
-std::map<std::string, at::Tensor> final_parameters(const std::string& run_dir, std::int64_t step) {
-  std::string name = std::to_string(step);
-  name.insert(0, 8 - name.size(), '0');
-  Checkpoint checkpoint = load_checkpoint(run_dir + "/checkpoints/step-" + name + ".pt");
-  std::map<std::string, at::Tensor> out;
-  for (const auto& p : checkpoint.model->named_parameters()) out[p.key()] = p.value();
-  return out;
-}
+using test::final_parameters;
 
 TEST(Trainer, ResumeIsBitIdentical) {
   test::TempDir dir;
