@@ -8,7 +8,9 @@
 #   OUT/report/heatmaps.png    one long verse's attention under every kind side by side (and .svg)
 # Kinds: none; bahdanau (Bahdanau score and decoder); dot, general, concat (Luong decoder); local-m
 # and local-p, sparsemax and entmax15, and trained hard attention, each with general/Luong; and the
-# best soft kind decoded with --hard-attention.
+# best soft kind decoded with --hard-attention. dot runs with H = 128 a direction, so that 2H = D and
+# its score is Luong's parameter-free s_t^T h_j: with the recipe's 2H = 512 != D = 256 it needs the
+# projection P [D, 2H], and dot with P is general's model, parameter for parameter (docs/model.md).
 #
 # Resumable: each kind's run, translations and scores are files under OUT, made once; a run stopped
 # part-way continues from its last checkpoint (nmt-train --resume). Run it again to go on.
@@ -47,7 +49,8 @@ flags_of() {
   case $1 in
     none) echo "--model.attention none --model.decoder-style bahdanau" ;;
     bahdanau) echo "--model.attention bahdanau --model.decoder-style bahdanau" ;;
-    dot|general|concat) echo "--model.attention $1 --model.decoder-style luong" ;;
+    dot) echo "--model.attention dot --model.decoder-style luong --model.encoder-hidden-size 128" ;;
+    general|concat) echo "--model.attention $1 --model.decoder-style luong" ;;
     local-m|local-p) echo "$luong --model.attention-window $1" ;;
     sparsemax|entmax15|hard) echo "$luong --model.attention-normaliser $1" ;;
     *) die "--kinds: unknown kind '$1' (none, bahdanau, dot, general, concat, local-m, local-p, sparsemax, entmax15, hard)" ;;
