@@ -15,6 +15,7 @@
 #include "nmt/core/error.h"
 #include "nmt/core/file_io.h"
 #include "nmt/data/text_file.h"
+#include "nmt/data/tsv_columns.h"
 #include "nmt/data/utf8.h"
 
 namespace nmt {
@@ -38,62 +39,15 @@ std::int64_t word_count(const std::string& text) {
   return words;
 }
 
-std::vector<std::string> split_tabs(const std::string& line) {
-  std::vector<std::string> fields;
-  std::size_t start = 0;
-  for (std::size_t tab = line.find('\t'); tab != std::string::npos; tab = line.find('\t', start)) {
-    fields.push_back(line.substr(start, tab - start));
-    start = tab + 1;
-  }
-  fields.push_back(line.substr(start));
-  return fields;
-}
-
-bool is_column_number(const std::string& column) {
-  return !column.empty() && column.size() < 6 && std::all_of(column.begin(), column.end(), [](char c) {
-           return c >= '0' && c <= '9';
-         }) && column != "0" && column[0] != '0';
-}
-
 // The TSV's pairs: columns by number (no header) or by the names of its first line.
 std::vector<Pair> read_tsv(const CorpusPreparation& o) {
   std::vector<std::string> columns = {o.source_column, o.target_column};
   if (!o.key_column.empty()) columns.push_back(o.key_column);
-  const bool numbered = std::all_of(columns.begin(), columns.end(), is_column_number);
-  TextLineReader reader(o.tsv);
-  std::string line;
-  std::vector<std::size_t> index;
-  std::size_t width = 0;
-  if (numbered) {
-    for (const auto& c : columns) index.push_back(static_cast<std::size_t>(std::stoul(c)) - 1);
-  } else {
-    if (!reader.next(line)) throw DataError(o.tsv + ": empty (a TSV with named columns needs a header line)");
-    const std::vector<std::string> header = split_tabs(line);
-    width = header.size();
-    for (const auto& c : columns) {
-      const auto found = std::find(header.begin(), header.end(), c);
-      if (found == header.end()) {
-        throw ConfigError(o.tsv + ": no column '" + c + "' in its header line (" + std::to_string(header.size()) +
-                          " columns; give names from it, or numbers from 1 for a file without a header)");
-      }
-      index.push_back(static_cast<std::size_t>(found - header.begin()));
-    }
-  }
+  const TsvColumns table = read_tsv_columns(o.tsv, columns);
   std::vector<Pair> pairs;
-  while (reader.next(line)) {
-    const std::vector<std::string> fields = split_tabs(line);
-    if (width == 0) width = fields.size();
-    if (fields.size() != width) {
-      throw DataError(o.tsv + ":" + std::to_string(reader.line_number()) + ": " + std::to_string(fields.size()) +
-                      " columns, where the file's first line has " + std::to_string(width));
-    }
-    const std::size_t needed = *std::max_element(index.begin(), index.end()) + 1;
-    if (fields.size() < needed) {
-      throw DataError(o.tsv + ":" + std::to_string(reader.line_number()) + ": " + std::to_string(fields.size()) +
-                      " columns, and column " + std::to_string(needed) + " was asked for");
-    }
-    pairs.push_back({static_cast<std::int64_t>(reader.line_number()), fields[index[0]], fields[index[1]],
-                     index.size() > 2 ? fields[index[2]] : std::string()});
+  for (std::size_t r = 0; r < table.lines.size(); ++r) {
+    pairs.push_back({static_cast<std::int64_t>(table.lines[r]), table.fields[0][r], table.fields[1][r],
+                     columns.size() > 2 ? table.fields[2][r] : std::string()});
   }
   return pairs;
 }

@@ -44,7 +44,6 @@ ParallelCorpus ParallelCorpus::load(const std::string& source_path, const std::s
   filter.validate();
   ParallelCorpus corpus;
   corpus.name_ = source_path + " and " + target_path;
-  CorpusCounts& counts = corpus.counts_;
   TextLineReader source_reader(source_path);
   TextLineReader target_reader(target_path);
   std::string source_line, target_line;
@@ -66,39 +65,68 @@ ParallelCorpus ParallelCorpus::load(const std::string& source_path, const std::s
       }
       break;
     }
-    ++counts.lines;
-    if (is_blank(source_line) || is_blank(target_line)) {
-      ++counts.empty;
-      continue;
-    }
-    std::vector<int> source, target;
-    try {
-      source = source_tokenizer.encode(source_line);
-      target = target_tokenizer.encode(target_line);
-    } catch (const Error& e) {
-      throw DataError(source_path + ":" + std::to_string(source_reader.line_number()) + ": " + e.what());
-    }
-    if (source.empty() || target.empty()) {  // e.g. only characters the normaliser removes
-      ++counts.empty;
-      continue;
-    }
-    const auto longest = std::max(source.size(), target.size());
-    const auto shortest = std::min(source.size(), target.size());
-    if (filter.max_length > 0 && longest > static_cast<std::size_t>(filter.max_length)) {
-      ++counts.too_long;
-      continue;
-    }
-    if (filter.max_length_ratio > 0 &&
-        static_cast<double>(longest) > filter.max_length_ratio * static_cast<double>(shortest)) {
-      ++counts.bad_ratio;
-      continue;
-    }
-    corpus.add(source, target, source_reader.line_number());
+    corpus.take(source_line, target_line, source_reader.line_number(), source_tokenizer, target_tokenizer, filter,
+                source_path);
   }
-  counts.kept = corpus.size();
-  corpus.source_ids_.shrink_to_fit();
-  corpus.target_ids_.shrink_to_fit();
+  corpus.finish();
   return corpus;
+}
+
+ParallelCorpus ParallelCorpus::from_texts(const std::vector<std::string>& sources,
+                                          const std::vector<std::string>& targets,
+                                          const std::vector<std::size_t>& lines, const Tokenizer& source_tokenizer,
+                                          const Tokenizer& target_tokenizer, const CorpusFilterOptions& filter,
+                                          const std::string& name) {
+  filter.validate();
+  if (sources.size() != targets.size() || sources.size() != lines.size()) {
+    throw Error("ParallelCorpus::from_texts: the sides differ in length (a bug of the caller)");
+  }
+  ParallelCorpus corpus;
+  corpus.name_ = name;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    corpus.take(sources[i], targets[i], lines[i], source_tokenizer, target_tokenizer, filter, name);
+  }
+  corpus.finish();
+  return corpus;
+}
+
+void ParallelCorpus::take(const std::string& source_line, const std::string& target_line, std::size_t line,
+                          const Tokenizer& source_tokenizer, const Tokenizer& target_tokenizer,
+                          const CorpusFilterOptions& filter, const std::string& where) {
+  ++counts_.lines;
+  if (is_blank(source_line) || is_blank(target_line)) {
+    ++counts_.empty;
+    return;
+  }
+  std::vector<int> source, target;
+  try {
+    source = source_tokenizer.encode(source_line);
+    target = target_tokenizer.encode(target_line);
+  } catch (const Error& e) {
+    throw DataError(where + ":" + std::to_string(line) + ": " + e.what());
+  }
+  if (source.empty() || target.empty()) {  // e.g. only characters the normaliser removes
+    ++counts_.empty;
+    return;
+  }
+  const auto longest = std::max(source.size(), target.size());
+  const auto shortest = std::min(source.size(), target.size());
+  if (filter.max_length > 0 && longest > static_cast<std::size_t>(filter.max_length)) {
+    ++counts_.too_long;
+    return;
+  }
+  if (filter.max_length_ratio > 0 &&
+      static_cast<double>(longest) > filter.max_length_ratio * static_cast<double>(shortest)) {
+    ++counts_.bad_ratio;
+    return;
+  }
+  add(source, target, line);
+}
+
+void ParallelCorpus::finish() {
+  counts_.kept = size();
+  source_ids_.shrink_to_fit();
+  target_ids_.shrink_to_fit();
 }
 
 ParallelCorpus ParallelCorpus::from_sequences(const std::vector<std::vector<int>>& source,

@@ -43,6 +43,13 @@ class ParallelCorpus {
                              const Tokenizer& source_tokenizer, const Tokenizer& target_tokenizer,
                              const CorpusFilterOptions& filter = {});
 
+  /// The same from texts read elsewhere (a TSV's columns): pair i read from line lines[i] of
+  /// `name`, which messages name as "NAME:LINE".
+  static ParallelCorpus from_texts(const std::vector<std::string>& sources, const std::vector<std::string>& targets,
+                                   const std::vector<std::size_t>& lines, const Tokenizer& source_tokenizer,
+                                   const Tokenizer& target_tokenizer, const CorpusFilterOptions& filter,
+                                   const std::string& name);
+
   /// A corpus from id sequences (tests, programmatic use). Line numbers are 1..n.
   static ParallelCorpus from_sequences(const std::vector<std::vector<int>>& source,
                                        const std::vector<std::vector<int>>& target);
@@ -64,6 +71,10 @@ class ParallelCorpus {
 
  private:
   void add(const std::vector<int>& source, const std::vector<int>& target, std::size_t line);
+  /// Counts, segments and filters one pair of texts; keeps it when the filter lets it through.
+  void take(const std::string& source, const std::string& target, std::size_t line, const Tokenizer& source_tokenizer,
+            const Tokenizer& target_tokenizer, const CorpusFilterOptions& filter, const std::string& where);
+  void finish();  // counts kept, storage trimmed
   static TokenSpan span(const std::vector<std::int32_t>& ids, const std::vector<std::size_t>& offsets,
                         std::size_t i) {
     return {ids.data() + offsets[i], offsets[i + 1] - offsets[i]};

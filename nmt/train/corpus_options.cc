@@ -26,7 +26,8 @@ bool has_space_or_control(const std::string& text) {
 }  // namespace
 
 bool CorpusOptions::operator==(const CorpusOptions& o) const {
-  return source == o.source && target == o.target && weight == o.weight && tag == o.tag && reverse == o.reverse &&
+  return source == o.source && target == o.target && tsv == o.tsv && source_column == o.source_column &&
+         target_column == o.target_column && weight == o.weight && tag == o.tag && reverse == o.reverse &&
          reverse_tag == o.reverse_tag;
 }
 
@@ -37,15 +38,22 @@ std::string CorpusList::text() const {
 }
 
 const std::vector<std::string>& corpus_table_keys() {
-  static const std::vector<std::string> keys = {"source", "target", "weight", "tag", "reverse", "reverse-tag"};
+  static const std::vector<std::string> keys = {"source", "target",  "tsv",     "source-column", "target-column",
+                                                "weight", "tag",     "reverse", "reverse-tag"};
   return keys;
 }
 
 std::vector<std::pair<std::string, std::string>> corpus_table_entries(const CorpusOptions& c, bool with_files) {
   std::vector<std::pair<std::string, std::string>> out;
-  if (with_files) {
-    out.emplace_back("source", toml_string(c.source));
-    out.emplace_back("target", toml_string(c.target));
+  if (c.tsv.empty()) {
+    if (with_files) {
+      out.emplace_back("source", toml_string(c.source));
+      out.emplace_back("target", toml_string(c.target));
+    }
+  } else {
+    if (with_files) out.emplace_back("tsv", toml_string(c.tsv));
+    out.emplace_back("source-column", toml_string(c.source_column));
+    out.emplace_back("target-column", toml_string(c.target_column));
   }
   out.emplace_back("weight", toml_float(c.weight));
   out.emplace_back("tag", toml_string(c.tag));
@@ -70,12 +78,17 @@ CorpusOptions parse_corpus_table(const std::vector<TomlEntry>& entries, const st
       if (!ok) throw ConfigError(at + " must be " + to_string(kind) + ", got " + quoted_excerpt(entry.value));
     };
     if (!seen.insert(entry.key).second) throw ConfigError(at + " is set twice");
-    if (entry.key == "source" || entry.key == "target" || entry.key == "tag" || entry.key == "reverse-tag") {
+    std::string* text = entry.key == "source"          ? &corpus.source
+                        : entry.key == "target"        ? &corpus.target
+                        : entry.key == "tsv"           ? &corpus.tsv
+                        : entry.key == "source-column" ? &corpus.source_column
+                        : entry.key == "target-column" ? &corpus.target_column
+                        : entry.key == "tag"           ? &corpus.tag
+                        : entry.key == "reverse-tag"   ? &corpus.reverse_tag
+                                                       : nullptr;
+    if (text != nullptr) {
       want(TomlEntry::Kind::string);
-      (entry.key == "source" ? corpus.source
-       : entry.key == "target" ? corpus.target
-       : entry.key == "tag"    ? corpus.tag
-                               : corpus.reverse_tag) = entry.value;
+      *text = entry.value;
     } else if (entry.key == "weight") {
       want(TomlEntry::Kind::floating, /*number=*/true);
       std::string digits = entry.value;
@@ -100,8 +113,10 @@ CorpusOptions parse_corpus_inline_table(std::string_view text, const std::string
 
 std::string corpus_name(const CorpusList& list, std::size_t index) {
   const CorpusOptions& c = list.corpora.at(index);
-  return std::string(kOption) + "[" + std::to_string(index + 1) + "] (" + quoted_excerpt(c.source) + ", " +
-         quoted_excerpt(c.target) + ")";
+  const std::string files = c.tsv.empty() ? quoted_excerpt(c.source) + ", " + quoted_excerpt(c.target)
+                                          : quoted_excerpt(c.tsv) + ": " + quoted_excerpt(c.source_column) + ", " +
+                                                quoted_excerpt(c.target_column);
+  return std::string(kOption) + "[" + std::to_string(index + 1) + "] (" + files + ")";
 }
 
 void validate_corpora(const CorpusList& list, bool joint, const std::string& default_tag) {
@@ -123,13 +138,25 @@ void validate_corpora(const CorpusList& list, bool joint, const std::string& def
     const CorpusOptions& c = list.corpora[i];
     const std::string name = corpus_name(list, i);
     for (const auto& [key, value] : {std::pair<const char*, const std::string&>{"source", c.source},
-                                     {"target", c.target}, {"tag", c.tag}, {"reverse-tag", c.reverse_tag}}) {
+                                     {"target", c.target}, {"tsv", c.tsv}, {"source-column", c.source_column},
+                                     {"target-column", c.target_column}, {"tag", c.tag}, {"reverse-tag", c.reverse_tag}}) {
       if (std::any_of(value.begin(), value.end(), is_control_character)) {
         throw ConfigError(name + ": " + key + ": control character in " + quoted_excerpt(value) +
                           ": paths and names cannot hold one");
       }
     }
-    if (c.source.empty() || c.target.empty()) throw ConfigError(name + ": source and target must both be set");
+    const bool files = !c.source.empty() || !c.target.empty(), table = !c.tsv.empty();
+    if (files && table) throw ConfigError(name + ": give source and target, or tsv with its columns, not both");
+    if (table && (c.source_column.empty() || c.target_column.empty())) {
+      throw ConfigError(name + ": tsv needs source-column and target-column (names from its header line, or numbers "
+                        "from 1)");
+    }
+    if (!table && (!c.source_column.empty() || !c.target_column.empty())) {
+      throw ConfigError(name + ": source-column and target-column are for a tsv");
+    }
+    if (!table && (c.source.empty() || c.target.empty())) {
+      throw ConfigError(name + ": source and target must both be set (or tsv with its columns)");
+    }
     if (!(c.weight > 0) || !std::isfinite(c.weight)) {
       throw ConfigError(name + ": weight must be a number > 0, got " + toml_float(c.weight));
     }

@@ -14,7 +14,9 @@
 namespace nmt {
 
 struct CorpusOptions {
-  std::string source, target;  // line-parallel UTF-8 text files
+  std::string source, target;  // line-parallel UTF-8 text files, or
+  std::string tsv;             // one TSV file (nmt/data/tsv_columns.h) and its two columns: names
+  std::string source_column, target_column;  //   from its header line, or numbers from 1
   double weight = 1;           // share of each epoch's samples, relative to the other corpora's
   std::string tag;             // a piece put before every source ("": none)
   bool reverse = false;        // also train target -> source from the same pairs (joint vocabulary)
@@ -33,10 +35,11 @@ struct CorpusList {
 };
 
 /// The keys of one corpus's table, in the order to_toml writes them.
-const std::vector<std::string>& corpus_table_keys();  // source, target, weight, tag, reverse, reverse-tag
+const std::vector<std::string>& corpus_table_keys();  // source, target, tsv, source-column, ..., reverse-tag
 
-/// One corpus's table as (key, TOML value) pairs in corpus_table_keys() order, every key written;
-/// without the file names when `with_files` is false (what ranks on other machines must share).
+/// One corpus's table as (key, TOML value) pairs in corpus_table_keys() order: its files (source
+/// and target, or tsv and its columns; without the file names when `with_files` is false, what
+/// ranks on other machines must share), then weight, tag, reverse and reverse-tag.
 std::vector<std::pair<std::string, std::string>> corpus_table_entries(const CorpusOptions& corpus,
                                                                       bool with_files = true);
 
@@ -53,10 +56,11 @@ CorpusOptions parse_corpus_table(const std::vector<TomlEntry>& entries, const st
 /// its messages (default: "--data.corpus '{...}'").
 CorpusOptions parse_corpus_inline_table(std::string_view text, const std::string& where = "");
 
-/// "data.corpus[2] (a.es, a.en)" for messages: 1-based, with its files.
+/// "data.corpus[2] (a.es, a.en)" or "data.corpus[2] (c.tsv: es, en)" for messages: 1-based.
 std::string corpus_name(const CorpusList& list, std::size_t index);
 
-/// The corpus rules that need no file: each corpus has source and target, a weight > 0, tags are
+/// The corpus rules that need no file: each corpus has source and target or a tsv with both
+/// columns (not both ways), a weight > 0, tags are
 /// pieces (no white space, not a special piece such as <unk>), reverse has a reverse-tag unlike any
 /// forward tag and `joint` vocabulary; `default_tag` ("": none) is one of the tags. ConfigError
 /// naming data.corpus[N] and the key.

@@ -136,9 +136,10 @@ void data(Config& c, Visitor& visit) {
         d.train_source);
   visit(OptionDoc{"data.train-target", "Training target text"}, d.train_target);
   visit(OptionDoc{"data.corpus",
-                  "Training corpora instead of train-source/-target, one [[data.corpus]] table each (keys source, "
-                  "target, weight, tag, reverse, reverse-tag; docs/training.md); on the command line an inline table, "
-                  "repeated: '{source = \"a.es\", target = \"a.en\", weight = 2}'"},
+                  "Training corpora instead of train-source/-target, one [[data.corpus]] table each (keys source and "
+                  "target, or tsv, source-column and target-column; weight, tag, reverse, reverse-tag; "
+                  "docs/training.md); on the command line an inline table, repeated: "
+                  "'{source = \"a.es\", target = \"a.en\", weight = 2}'"},
         d.corpora);
   visit(OptionDoc{"data.default-tag",
                   "Tag put before the dev sources, and before every source nmt-translate translates without --tag "

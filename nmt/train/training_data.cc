@@ -11,9 +11,45 @@
 #include "nmt/core/log.h"
 #include "nmt/data/corpus_mixture.h"
 #include "nmt/data/text_file.h"
+#include "nmt/data/tsv_columns.h"
 
 namespace nmt {
 namespace fs = std::filesystem;
+namespace {
+
+// TSV corpora's columns written as text files for SentencePiece's trainer (which reads files),
+// removed again when training is over or fails.
+class ColumnFiles {
+ public:
+  ColumnFiles() = default;
+  ColumnFiles(const ColumnFiles&) = delete;
+  ColumnFiles& operator=(const ColumnFiles&) = delete;
+  ~ColumnFiles() {
+    std::error_code ignored;
+    for (const std::string& path : paths_) fs::remove(path, ignored);
+  }
+  /// STEM.source.tmp and STEM.target.tmp: the corpus's columns, one field a line.
+  std::pair<std::string, std::string> write(const CorpusOptions& corpus, const std::string& stem) {
+    const TsvColumns table = read_tsv_columns(corpus.tsv, {corpus.source_column, corpus.target_column});
+    const std::string source = stem + ".source.tmp", target = stem + ".target.tmp";
+    for (std::size_t side = 0; side < 2; ++side) {
+      const std::string& path = side == 0 ? source : target;
+      paths_.push_back(path);
+      std::string text;
+      for (const std::string& field : table.fields[side]) text += field + "\n";
+      std::FILE* file = std::fopen(path.c_str(), "wb");
+      if (file == nullptr) throw IoError("cannot write " + path + ": " + std::strerror(errno));
+      const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
+      if (std::fclose(file) != 0 || !written) throw IoError("cannot write " + path + ": " + std::strerror(errno));
+    }
+    return {source, target};
+  }
+
+ private:
+  std::vector<std::string> paths_;
+};
+
+}  // namespace
 
 TokenizerPair load_or_train_tokenizers(const TrainConfig& config) {
   const DataOptions& d = config.data;
@@ -26,12 +62,20 @@ TokenizerPair load_or_train_tokenizers(const TrainConfig& config) {
   }
   log().info("subword model {} not found: training it on the training data", joint ? d.source_spm : d.target_spm);
   std::vector<std::string> sources = {d.train_source}, targets = {d.train_target};
+  ColumnFiles columns;  // a TSV corpus's columns as the text files SentencePiece's trainer reads
   if (!d.corpora.empty()) {
     sources.clear();
     targets.clear();
-    for (const CorpusOptions& corpus : d.corpora.corpora) {
-      sources.push_back(corpus.source);
-      targets.push_back(corpus.target);
+    for (std::size_t i = 0; i < d.corpora.corpora.size(); ++i) {
+      const CorpusOptions& corpus = d.corpora.corpora[i];
+      if (corpus.tsv.empty()) {
+        sources.push_back(corpus.source);
+        targets.push_back(corpus.target);
+        continue;
+      }
+      const auto [source, target] = columns.write(corpus, d.source_spm + ".corpus" + std::to_string(i + 1));
+      sources.push_back(source);
+      targets.push_back(target);
     }
   }
   TokenizerPairOptions options;
@@ -54,8 +98,10 @@ void check_data_files(const TrainConfig& config, bool dev) {
     files = {{"data.train-source", d.train_source}, {"data.train-target", d.train_target}};
   }
   for (std::size_t i = 0; i < d.corpora.corpora.size(); ++i) {
-    files.emplace_back(corpus_name(d.corpora, i), d.corpora.corpora[i].source);
-    files.emplace_back(corpus_name(d.corpora, i), d.corpora.corpora[i].target);
+    const CorpusOptions& corpus = d.corpora.corpora[i];
+    for (const std::string* path : {&corpus.source, &corpus.target, &corpus.tsv}) {
+      if (!path->empty()) files.emplace_back(corpus_name(d.corpora, i), *path);
+    }
   }
   if (dev) {
     files.emplace_back("data.dev-source", d.dev_source);
@@ -83,6 +129,18 @@ void check_corpus_tags(const TrainConfig& config, const Tokenizer& source_tokeni
 }
 
 namespace {
+
+// The text of the pairs `corpus` kept from a TSV's columns, for subword sampling.
+void kept_tsv_texts(const ParallelCorpus& corpus, const TsvColumns& table, std::vector<std::string>& source_texts,
+                    std::vector<std::string>& target_texts) {
+  std::size_t next = 0;
+  for (std::size_t r = 0; r < table.lines.size() && next < corpus.size(); ++r) {
+    if (table.lines[r] != corpus.line_number(next)) continue;
+    source_texts.push_back(table.fields[0][r]);
+    target_texts.push_back(table.fields[1][r]);
+    ++next;
+  }
+}
 
 // The text of the pairs `corpus` kept from its files, for subword sampling.
 void read_kept_texts(const ParallelCorpus& corpus, const std::string& source_path, const std::string& target_path,
@@ -147,15 +205,22 @@ void TrainingCorpus::load_corpus(std::size_t index, std::vector<std::vector<int>
   CorpusFilterOptions filter;
   filter.max_length = config_.data.max_length;
   filter.max_length_ratio = config_.data.max_length_ratio;
-  const ParallelCorpus corpus =
-      ParallelCorpus::load(options.source, options.target, source_tokenizer_, target_tokenizer_, filter);
+  std::vector<std::string> source_texts, target_texts;
+  ParallelCorpus corpus = ParallelCorpus::from_sequences({}, {});
+  if (options.tsv.empty()) {
+    corpus = ParallelCorpus::load(options.source, options.target, source_tokenizer_, target_tokenizer_, filter);
+    if (config_.train.sampling_alpha > 0) read_kept_texts(corpus, options.source, options.target, source_texts, target_texts);
+  } else {
+    const TsvColumns table = read_tsv_columns(options.tsv, {options.source_column, options.target_column});
+    corpus = ParallelCorpus::from_texts(table.fields[0], table.fields[1], table.lines, source_tokenizer_,
+                                        target_tokenizer_, filter, options.tsv);
+    if (config_.train.sampling_alpha > 0) kept_tsv_texts(corpus, table, source_texts, target_texts);
+  }
   const CorpusCounts& c = corpus.counts();
   log().info("{}: {} pairs kept of {} ({} empty, {} too long, {} bad length ratio); weight {}{}{}", name, c.kept,
              c.lines, c.empty, c.too_long, c.bad_ratio, options.weight, options.tag.empty() ? "" : ", tag ",
              options.tag);
   if (corpus.size() == 0) throw DataError(name + ": no training pairs left after filtering");
-  std::vector<std::string> source_texts, target_texts;
-  if (config_.train.sampling_alpha > 0) read_kept_texts(corpus, options.source, options.target, source_texts, target_texts);
   for (const bool reversed : {false, true}) {
     if (reversed && !options.reverse) break;
     Stream stream;

@@ -41,7 +41,7 @@ std::vector<TagDirection> tag_directions(const std::string& training_config) {
     return {};  // not nmt-train's configuration: no corpora to be had
   }
   struct Table {
-    std::string source, target, tag, reverse_tag;
+    std::string source, target, source_column, target_column, tag, reverse_tag;
     bool reverse = false;
   };
   std::vector<Table> tables;
@@ -56,6 +56,8 @@ std::vector<TagDirection> tag_directions(const std::string& training_config) {
     const std::string key = entry.key.substr(std::string("data.corpus.").size());
     if (key == "source") t.source = entry.value;
     if (key == "target") t.target = entry.value;
+    if (key == "source-column") t.source_column = entry.value;
+    if (key == "target-column") t.target_column = entry.value;
     if (key == "tag") t.tag = entry.value;
     if (key == "reverse-tag") t.reverse_tag = entry.value;
     if (key == "reverse") t.reverse = entry.value == "true";
@@ -65,7 +67,9 @@ std::vector<TagDirection> tag_directions(const std::string& training_config) {
     if (std::find(directions.begin(), directions.end(), d) == directions.end()) directions.push_back(std::move(d));
   };
   for (const Table& t : tables) {
-    const std::string source = language_of_file(t.source), target = language_of_file(t.target);
+    // A TSV's columns named like languages ("es", "en") name them.
+    const std::string source = t.source.empty() ? language_of_file("." + t.source_column) : language_of_file(t.source);
+    const std::string target = t.target.empty() ? language_of_file("." + t.target_column) : language_of_file(t.target);
     add({source, target, t.tag});
     if (t.reverse) add({target, source, t.reverse_tag});
   }

@@ -20,7 +20,7 @@ std::string default_tag_of(const std::string& training_config);
 
 /// One direction a tagged model offers: its sources' language, its outputs' and the tag that asks
 /// for it ("" for an untagged corpus). Languages from the corpus files' extensions ("train.es" ->
-/// "es"), "" where a name has none.
+/// "es") or a TSV's column names ("es"), "" where a name is no language code.
 struct TagDirection {
   std::string source, target, tag;
   bool operator==(const TagDirection& o) const { return source == o.source && target == o.target && tag == o.tag; }

@@ -133,6 +133,52 @@ TEST(MultiCorpus, EachEpochGivesEveryStreamItsShareByWeight) {
   EXPECT_EQ(make(1)->fingerprint(), make(1)->fingerprint());
 }
 
+// A TSV corpus (its columns by name) is the same corpus as its line-parallel files; SentencePiece
+// trains on its columns through temporary files that are gone afterwards.
+TEST(MultiCorpus, ATsvCorpusIsItsColumns) {
+  test::TempDir dir;
+  TrainConfig files = two_corpora(dir, "run", 10);
+  const auto es = test::read_lines(dir.path("b.es")), en = test::read_lines(dir.path("b.en"));
+  std::string tsv = "en\tes\n";
+  for (std::size_t i = 0; i < es.size(); ++i) tsv += en[i] + "\t" + es[i] + "\n";
+  test::write_text(dir.path("b.tsv"), tsv);
+  TrainConfig table = files;
+  table.data.source_spm = dir.path("tsv.model");
+  CorpusOptions& b = table.data.corpora.corpora[1];
+  b.source.clear();
+  b.target.clear();
+  b.tsv = dir.path("b.tsv");
+  b.source_column = "es";
+  b.target_column = "en";
+  table.validate();
+  const TokenizerPair from_files = load_or_train_tokenizers(files);
+  const TokenizerPair from_table = load_or_train_tokenizers(table);
+  ASSERT_EQ(from_files.source.vocab_size(), from_table.source.vocab_size());
+  for (int id = 0; id < from_files.source.vocab_size(); ++id) {  // the same text, the same pieces
+    ASSERT_EQ(from_files.source.id_to_piece(id), from_table.source.id_to_piece(id)) << id;
+  }
+  for (const auto& entry : fs::directory_iterator(dir.path(""))) EXPECT_NE(entry.path().extension(), ".tmp") << entry.path();
+  const TrainingCorpus a(files, from_files.source, from_files.target);
+  const TrainingCorpus t(table, from_files.source, from_files.target);
+  EXPECT_EQ(a.corpus().fingerprint(), t.corpus().fingerprint());
+
+  const auto refuses = [&](const std::function<void(CorpusOptions&)>& change, const std::string& expected) {
+    TrainConfig bad = table;
+    change(bad.data.corpora.corpora[1]);
+    EXPECT_THROW_WITH(bad.validate(), ConfigError, expected);
+  };
+  refuses([&](CorpusOptions& c) { c.source = "x"; }, "give source and target, or tsv with its columns, not both");
+  refuses([](CorpusOptions& c) { c.target_column.clear(); }, "tsv needs source-column and target-column");
+  test::write_text(dir.path("wide.tsv"), "en\tes\na\tb\tc\n");
+  TrainConfig wide = table;
+  wide.data.corpora.corpora[1].tsv = dir.path("wide.tsv");
+  EXPECT_THROW_WITH(TrainingCorpus(wide, from_files.source, from_files.target), DataError,
+                    "wide.tsv:2: 3 columns, where the file's first line has 2");
+  TrainConfig unnamed = table;
+  unnamed.data.corpora.corpora[1].source_column = "spa";
+  EXPECT_THROW_WITH(TrainingCorpus(unnamed, from_files.source, from_files.target), ConfigError, "no column 'spa'");
+}
+
 // Subword sampling segments every stream anew each epoch; each keeps its tag in front.
 TEST(MultiCorpus, SubwordSamplingKeepsEachStreamsTag) {
   test::TempDir dir;
