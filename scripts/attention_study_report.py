@@ -19,7 +19,7 @@ SOFT_KINDS = ["bahdanau", "dot", "general", "concat", "local-m", "local-p", "spa
 DESCRIPTIONS = {
     "none": "no attention: the encoder's final states at every step",
     "bahdanau": "additive score, Bahdanau decoder",
-    "dot": "dot score, Luong decoder",
+    "dot": "dot score s_t^T h_j without a projection (H = 128 a direction, so that 2H = D), Luong decoder",
     "general": "general score, Luong decoder (the recipe)",
     "concat": "concat score, Luong decoder",
     "local-m": "general, local window at p_t = t",
