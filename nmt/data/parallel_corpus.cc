@@ -23,6 +23,14 @@ void hash_word(std::uint64_t& hash, std::uint64_t word) {
 
 }  // namespace
 
+std::vector<int> with_tag(int tag, TokenSpan ids) {
+  std::vector<int> out;
+  out.reserve(ids.size + 1);
+  if (tag >= 0) out.push_back(tag);
+  out.insert(out.end(), ids.begin(), ids.end());
+  return out;
+}
+
 void CorpusFilterOptions::validate() const {
   if (max_length < 0) throw ConfigError("max length must be >= 0 (0: no limit), got " + std::to_string(max_length));
   if (max_length_ratio != 0 && !(max_length_ratio >= 1.0)) {

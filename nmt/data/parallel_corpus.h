@@ -19,6 +19,9 @@ struct TokenSpan {
   std::int32_t operator[](std::size_t i) const { return data[i]; }
 };
 
+/// `ids` with `tag` (a corpus's tag, nmt/train/corpus_options.h) before them; -1: `ids` as they are.
+std::vector<int> with_tag(int tag, TokenSpan ids);
+
 struct CorpusFilterOptions {
   int max_length = 0;           // drop pairs with a side longer than this many subwords; 0: no limit
   double max_length_ratio = 0;  // drop pairs whose longer side exceeds ratio x the shorter; 0: no limit

@@ -47,13 +47,7 @@ std::string base_name(const std::string& path) {
 // The language of a training file from its extension ("data/bible/train.es" -> "es"), or "": `key`
 // (data.train-source) read from the checkpoint's training configuration, as nmt-train wrote it.
 std::string language_of_training_file(const std::string& training_config, const std::string& key) {
-  std::vector<TomlEntry> entries;
-  try {
-    entries = parse_toml_config(training_config, "the checkpoint's training configuration");
-  } catch (const ConfigError&) {
-    return "";  // not nmt-train's (a scripted model's, or an older writer's): no language to be had
-  }
-  for (const TomlEntry& entry : entries) {
+  for (const TomlEntry& entry : training_config_entries(training_config)) {
     if (entry.key == key && entry.kind == TomlEntry::Kind::string) return language_of_file(entry.value);
   }
   return "";

@@ -157,14 +157,6 @@ void read_kept_texts(const ParallelCorpus& corpus, const std::string& source_pat
   }
 }
 
-std::vector<int> with_tag(int tag, TokenSpan ids) {
-  std::vector<int> out;
-  out.reserve(ids.size + 1);
-  if (tag >= 0) out.push_back(tag);
-  out.insert(out.end(), ids.begin(), ids.end());
-  return out;
-}
-
 }  // namespace
 
 TrainingCorpus::TrainingCorpus(const TrainConfig& config, const Tokenizer& source_tokenizer,

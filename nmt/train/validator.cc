@@ -60,8 +60,7 @@ Validator::Validator(const DataOptions& data, const ValidationOptions& options, 
     const int tag = source_tokenizer.piece_to_id(tag_);
     std::vector<std::vector<int>> sources, targets;
     for (std::size_t i = 0; i < corpus_->size(); ++i) {
-      sources.emplace_back(1, tag);
-      sources.back().insert(sources.back().end(), corpus_->source(i).begin(), corpus_->source(i).end());
+      sources.push_back(with_tag(tag, corpus_->source(i)));
       targets.emplace_back(corpus_->target(i).begin(), corpus_->target(i).end());
     }
     corpus_ = std::make_unique<ParallelCorpus>(ParallelCorpus::from_sequences(sources, targets));

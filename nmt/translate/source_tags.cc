@@ -10,14 +10,18 @@ namespace nmt {
 
 std::vector<std::string> model_tags(const Tokenizer& source_tokenizer) { return source_tokenizer.user_defined_pieces(); }
 
-std::string default_tag_of(const std::string& training_config) {
-  if (training_config.empty()) return "";
+std::vector<TomlEntry> training_config_entries(const std::string& training_config) {
+  if (training_config.empty()) return {};
   try {
-    for (const TomlEntry& entry : parse_toml_config(training_config, "the checkpoint's training configuration")) {
-      if (entry.key == "data.default-tag" && entry.kind == TomlEntry::Kind::string) return entry.value;
-    }
+    return parse_toml_config(training_config, "the checkpoint's training configuration");
   } catch (const ConfigError&) {
-    // Not nmt-train's configuration (an older writer's): no default to be had.
+    return {};  // not nmt-train's configuration: nothing to be had from it
+  }
+}
+
+std::string default_tag_of(const std::string& training_config) {
+  for (const TomlEntry& entry : training_config_entries(training_config)) {
+    if (entry.key == "data.default-tag" && entry.kind == TomlEntry::Kind::string) return entry.value;
   }
   return "";
 }
@@ -34,18 +38,12 @@ std::string language_of_file(const std::string& path) {
 }
 
 std::vector<TagDirection> tag_directions(const std::string& training_config) {
-  std::vector<TomlEntry> entries;
-  try {
-    entries = parse_toml_config(training_config, "the checkpoint's training configuration");
-  } catch (const ConfigError&) {
-    return {};  // not nmt-train's configuration: no corpora to be had
-  }
   struct Table {
     std::string source, target, source_column, target_column, tag, reverse_tag;
     bool reverse = false;
   };
   std::vector<Table> tables;
-  for (const TomlEntry& entry : entries) {
+  for (const TomlEntry& entry : training_config_entries(training_config)) {
     if (entry.table < 0 || entry.key.rfind("data.corpus", 0) != 0) continue;
     if (entry.kind == TomlEntry::Kind::table) {
       tables.emplace_back();

@@ -130,7 +130,7 @@ std::shared_ptr<const IncrementalDecoder> Translator::model_for_batch(
   return ensemble_with_views_->for_batch(std::move(views));
 }
 
-TranslatedHypothesis Translator::finish(Hypothesis&& hypothesis, const std::vector<int>& source) const {
+TranslatedHypothesis Translator::finish(Hypothesis&& hypothesis, const std::vector<int>& source, bool tagged) const {
   TranslatedHypothesis out;
   out.tokens = std::move(hypothesis.tokens);
   out.score = hypothesis.score;
@@ -140,7 +140,6 @@ TranslatedHypothesis Translator::finish(Hypothesis&& hypothesis, const std::vect
   out.pieces.reserve(out.tokens.size());
   for (int id : out.tokens) out.pieces.push_back(target_tokenizer_.id_to_piece(id));
   // The tag is no word of the sentence: never a piece to copy.
-  const bool tagged = source_tag_ >= 0 && !source.empty();
   const bool replaced =
       options_.replace_unknown &&
       replace_unknown_pieces(out.tokens, tagged ? out.attention.narrow(1, 1, out.attention.size(1) - 1) : out.attention,
@@ -194,7 +193,9 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
       Translation& translation = translations[index];  // each sentence is in one batch: no race
       translation.source = ids[index];
       translation.tagged = source_tag_ >= 0 && !translation.source.empty();
-      for (Hypothesis& h : results[r]) translation.hypotheses.push_back(finish(std::move(h), ids[index]));
+      for (Hypothesis& h : results[r]) {
+        translation.hypotheses.push_back(finish(std::move(h), ids[index], translation.tagged));
+      }
       if (!translation.hypotheses.empty()) {
         tokens += static_cast<std::int64_t>(translation.hypotheses.front().tokens.size()) + 1;
       }

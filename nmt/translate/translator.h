@@ -108,7 +108,8 @@ class Translator {
   std::shared_ptr<const IncrementalDecoder> model_for_batch(
       const std::vector<std::vector<std::vector<int>>>& view_ids, const std::vector<std::size_t>& order,
       std::size_t start, std::size_t end) const;
-  TranslatedHypothesis finish(Hypothesis&& hypothesis, const std::vector<int>& source) const;
+  /// `tagged`: source[0] is the tag (Translation::tagged).
+  TranslatedHypothesis finish(Hypothesis&& hypothesis, const std::vector<int>& source, bool tagged) const;
   /// The id of options_.source_tag in `tokenizer` (-1 without a tag); ConfigError when it is no
   /// user-defined symbol there (`view` names a further segmentation, as in encode_source).
   int source_tag_id(const Tokenizer& tokenizer, const std::string& view) const;
