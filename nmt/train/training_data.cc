@@ -18,7 +18,8 @@ namespace fs = std::filesystem;
 namespace {
 
 // TSV corpora's columns written as text files for SentencePiece's trainer (which reads files),
-// removed again when training is over or fails.
+// removed again when training is over or fails. A file that is there already (a user's, a symlink,
+// or one a killed run left) is never written through nor removed: an error names it.
 class ColumnFiles {
  public:
   ColumnFiles() = default;
@@ -34,11 +35,15 @@ class ColumnFiles {
     const std::string source = stem + ".source.tmp", target = stem + ".target.tmp";
     for (std::size_t side = 0; side < 2; ++side) {
       const std::string& path = side == 0 ? source : target;
-      paths_.push_back(path);
       std::string text;
       for (const std::string& field : table.fields[side]) text += field + "\n";
-      std::FILE* file = std::fopen(path.c_str(), "wb");
+      std::FILE* file = std::fopen(path.c_str(), "wbx");  // x: only a file this creates
+      if (file == nullptr && errno == EEXIST) {
+        throw IoError(path + " exists: nmt-train writes a TSV corpus's column there while it trains the subword "
+                      "model (remove it if an interrupted run left it)");
+      }
       if (file == nullptr) throw IoError("cannot write " + path + ": " + std::strerror(errno));
+      paths_.push_back(path);  // ours now: removed at the end
       const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
       if (std::fclose(file) != 0 || !written) throw IoError("cannot write " + path + ": " + std::strerror(errno));
     }

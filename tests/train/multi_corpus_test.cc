@@ -158,6 +158,13 @@ TEST(MultiCorpus, ATsvCorpusIsItsColumns) {
     ASSERT_EQ(from_files.source.id_to_piece(id), from_table.source.id_to_piece(id)) << id;
   }
   for (const auto& entry : fs::directory_iterator(dir.path(""))) EXPECT_NE(entry.path().extension(), ".tmp") << entry.path();
+  // A file already where a column would go is nobody's to replace or remove.
+  TrainConfig occupied = table;
+  occupied.data.source_spm = dir.path("occupied.model");
+  test::write_text(dir.path("occupied.model.corpus2.target.tmp"), "mine\n");
+  EXPECT_THROW_WITH(load_or_train_tokenizers(occupied), IoError, "occupied.model.corpus2.target.tmp exists");
+  EXPECT_EQ(test::read_lines(dir.path("occupied.model.corpus2.target.tmp")), std::vector<std::string>{"mine"});
+  EXPECT_FALSE(fs::exists(dir.path("occupied.model.corpus2.source.tmp"))) << "the column written first is removed";
   const TrainingCorpus a(files, from_files.source, from_files.target);
   const TrainingCorpus t(table, from_files.source, from_files.target);
   EXPECT_EQ(a.corpus().fingerprint(), t.corpus().fingerprint());
