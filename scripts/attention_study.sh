@@ -6,8 +6,9 @@
 #   OUT/report/table.json      the same numbers
 #   OUT/report/by-length.png   BLEU and chrF by source length, a line per kind (and .svg)
 #   OUT/report/heatmaps.png    one long verse's attention under every kind side by side (and .svg)
-# Kinds: none; bahdanau (Bahdanau score and decoder); dot, general, concat (Luong decoder); local-m
-# and local-p, sparsemax and entmax15, and trained hard attention, each with general/Luong; and the
+# Kinds: none; bahdanau (Bahdanau score and decoder); dot, general, concat (Luong decoder); local-m,
+# local-p and local-p-offset, sparsemax and entmax15, and trained hard attention, each with
+# general/Luong; and the
 # best soft kind decoded with --hard-attention. dot runs with H = 128 a direction, so that 2H = D and
 # its score is Luong's parameter-free s_t^T h_j: with the recipe's 2H = 512 != D = 256 it needs the
 # projection P [D, 2H], and dot with P is general's model, parameter for parameter (docs/model.md).
@@ -16,13 +17,13 @@
 # part-way continues from its last checkpoint (nmt-train --resume). Run it again to go on.
 #
 # Usage: scripts/attention_study.sh [--steps N] [--out DIR] [--kinds a,b,...] [--build DIR] [--data DIR]
-#   --steps N   optimizer steps per kind (default 600: the ten kinds and their translations in
-#               about 90 minutes on 2 idle cores); a smaller N gives a quicker look
-#   --kinds     a subset, comma-separated (default: all ten)
+#   --steps N   optimizer steps per kind (default 600: the eleven kinds and their translations in
+#               about 95 minutes on 2 idle cores); a smaller N gives a quicker look
+#   --kinds     a subset, comma-separated (default: all eleven)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 steps=600 out=$root/runs/attention-study build=$root/build data=$root/data/bible
-kinds="none,bahdanau,dot,general,concat,local-m,local-p,sparsemax,entmax15,hard"
+kinds="none,bahdanau,dot,general,concat,local-m,local-p,local-p-offset,sparsemax,entmax15,hard"
 die() { echo "attention_study.sh: $*" >&2; exit 1; }
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -51,9 +52,9 @@ flags_of() {
     bahdanau) echo "--model.attention bahdanau --model.decoder-style bahdanau" ;;
     dot) echo "--model.attention dot --model.decoder-style luong --model.encoder-hidden-size 128" ;;
     general|concat) echo "--model.attention $1 --model.decoder-style luong" ;;
-    local-m|local-p) echo "$luong --model.attention-window $1" ;;
+    local-m|local-p|local-p-offset) echo "$luong --model.attention-window $1" ;;
     sparsemax|entmax15|hard) echo "$luong --model.attention-normaliser $1" ;;
-    *) die "--kinds: unknown kind '$1' (none, bahdanau, dot, general, concat, local-m, local-p, sparsemax, entmax15, hard)" ;;
+    *) die "--kinds: unknown kind '$1' (none, bahdanau, dot, general, concat, local-m, local-p, local-p-offset, sparsemax, entmax15, hard)" ;;
   esac
 }
 IFS=, read -r -a chosen <<<"$kinds"

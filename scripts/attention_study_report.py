@@ -15,7 +15,8 @@ import os
 import subprocess
 import sys
 
-SOFT_KINDS = ["bahdanau", "dot", "general", "concat", "local-m", "local-p", "sparsemax", "entmax15"]
+SOFT_KINDS = ["bahdanau", "dot", "general", "concat", "local-m", "local-p", "local-p-offset", "sparsemax",
+              "entmax15"]
 DESCRIPTIONS = {
     "none": "no attention: the encoder's final states at every step",
     "bahdanau": "additive score, Bahdanau decoder",
@@ -24,6 +25,7 @@ DESCRIPTIONS = {
     "concat": "concat score, Luong decoder",
     "local-m": "general, local window at p_t = t",
     "local-p": "general, local window at a predicted p_t",
+    "local-p-offset": "general, local window at p_t = t plus a learnt offset of at most W",
     "sparsemax": "general, sparsemax weights",
     "entmax15": "general, 1.5-entmax weights",
     "hard": "general, trained hard (straight-through Gumbel)",

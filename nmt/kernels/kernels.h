@@ -101,6 +101,14 @@ at::Tensor tanh_rows(const at::Tensor& x);
 /// positions) gives exactly 0, and a row's weights do not depend on how much -inf padding follows.
 at::Tensor softmax_last(const at::Tensor& scores);
 
+/// sparsemax and 1.5-entmax over the last dimension, one row at a time in one pass (a sort of the
+/// row's real scores, running sums, the threshold): the sort-based closed forms of
+/// nmt/model/attention_normaliser.h (sparsemax_last, entmax15_last), operation for operation, so the
+/// same bits, without their twenty-odd tensor operations a step. For the inference kernels' case
+/// only (CPU, float or double, no autograd; anything else is an error). -inf gives exactly 0.
+at::Tensor sparsemax_rows(const at::Tensor& scores);
+at::Tensor entmax15_rows(const at::Tensor& scores);
+
 /// The kernels' exp for y <= 0 in float: relative error < 3e-7 (tested against std::exp).
 float fast_exp_nonpositive(float y);
 

@@ -41,7 +41,8 @@ AttentionOutput AttentionImpl::forward(const at::Tensor& query, const at::Tensor
                                         normalise);
       break;
     case AttentionWindow::local_p:
-      weights = local_attention_weights(scores, predicted_centres_of(query, mask), window_size_, normalise);
+    case AttentionWindow::local_p_offset:
+      weights = local_attention_weights(scores, learnt_centres(query, mask, step), window_size_, normalise);
       break;
   }
   return {weighted_context(weights, memory, at::Tensor()), weights};
@@ -51,7 +52,7 @@ void AttentionImpl::set_window(AttentionWindow window, std::int64_t size, std::i
                                std::int64_t attention_size) {
   window_ = window;
   window_size_ = size;
-  if (window == AttentionWindow::local_p) {
+  if (window == AttentionWindow::local_p || window == AttentionWindow::local_p_offset) {
     position_layer_ = register_module("position_layer", linear(query_size, attention_size));
     position_energy_ = register_module("position_energy", linear(attention_size, 1));
   }
@@ -66,12 +67,13 @@ AttentionWindowParts AttentionImpl::window_parts() const {
   return parts;
 }
 
-at::Tensor AttentionImpl::predicted_centres_of(const at::Tensor& query, const at::Tensor& mask) {
-  TORCH_CHECK(position_layer_, "attention: only local-p predicts its centres");
+at::Tensor AttentionImpl::learnt_centres(const at::Tensor& query, const at::Tensor& mask, std::int64_t step) {
+  TORCH_CHECK(position_layer_, "attention: only local-p and local-p-offset learn their centres");
   // v_p^T tanh(W_p q): [batch, D] -> [batch, A] -> [batch, 1]
   const at::Tensor energy = stable_linear(tanh_rows(stable_linear(query, position_layer_->weight)),
                                           position_energy_->weight);
-  return predicted_centres(energy, real_lengths(mask));
+  return window_ == AttentionWindow::local_p ? predicted_centres(energy, real_lengths(mask))
+                                             : offset_centres(step, real_lengths(mask), energy, window_size_);
 }
 
 BahdanauAttention::BahdanauAttention(std::int64_t query_size, std::int64_t memory_size, std::int64_t attention_size) {

@@ -4,7 +4,7 @@
 //   Luong general               e_j = q^T W h_j
 //   Luong concat                e_j = v^T tanh(W [q; h_j])
 //   a = softmax(e) over real source positions (or sparsemax, 1.5-entmax: attention_normaliser.h),
-//   or over a local window with a Gaussian around p_t (local-m, local-p: attention_window.h);
+//   or over a local window with a Gaussian around p_t (local-m, local-p, local-p-offset: attention_window.h);
 //   context c = sum_j a_j h_j.
 // The query q is the decoder state: s_{t-1} in Bahdanau-style decoders, s_t in Luong style.
 // The parts that depend only on the source (U h_j, P h_j, W h_j, the h_j half of W [q; h_j]) are the
@@ -35,13 +35,13 @@ struct AttentionParts {
   at::Tensor v;             // [K] or undefined
 };
 
-/// Where the attention looks, as inference reads it: the window and local-p's position network
-/// p_t = (n - 1) sigmoid(v_p^T tanh(W_p q)).
+/// Where the attention looks, as inference reads it: the window and the position network of
+/// local-p, p_t = (n - 1) sigmoid(v_p^T tanh(W_p q)), or local-p-offset, p_t = min(t, n - 1) + W tanh(...).
 struct AttentionWindowParts {
   AttentionWindow window = AttentionWindow::global;
   std::int64_t size = 0;       // W
-  at::Tensor position_weight;  // W_p [A, D]: local-p only
-  at::Tensor position_v;       // v_p [1, A]: local-p only
+  at::Tensor position_weight;  // W_p [A, D]: local-p and local-p-offset only
+  at::Tensor position_v;       // v_p [1, A]: local-p and local-p-offset only
 };
 
 class AttentionImpl : public torch::nn::Module {
@@ -66,8 +66,8 @@ class AttentionImpl : public torch::nn::Module {
   AttentionNormaliser normaliser() const { return normaliser_; }
   void set_normaliser(AttentionNormaliser normaliser) { normaliser_ = normaliser; }
 
-  /// Where forward() looks: global unless make_attention says otherwise. local-p registers its
-  /// position network, position_layer (W_p [attention_size, query_size]) and position_energy
+  /// Where forward() looks: global unless make_attention says otherwise. local-p and
+  /// local-p-offset register their position network, position_layer (W_p [attention_size, query_size]) and position_energy
   /// (v_p [1, attention_size]), no biases.
   void set_window(AttentionWindow window, std::int64_t size, std::int64_t query_size, std::int64_t attention_size);
   AttentionWindowParts window_parts() const;
@@ -75,15 +75,16 @@ class AttentionImpl : public torch::nn::Module {
   /// The Gumbel-softmax temperature of hard attention in training (gumbel_temperature; 1 at first).
   void set_temperature(double temperature) { temperature_ = temperature; }
 
-  /// local-p's centres p [batch] from the query and the mask (exposed for gradient checks).
-  at::Tensor predicted_centres_of(const at::Tensor& query, const at::Tensor& mask);
+  /// local-p's or local-p-offset's centres p [batch] from the query [batch, D], the mask and the
+  /// decoder step (exposed for gradient checks).
+  at::Tensor learnt_centres(const at::Tensor& query, const at::Tensor& mask, std::int64_t step);
 
  private:
   AttentionNormaliser normaliser_ = AttentionNormaliser::softmax;
   AttentionWindow window_ = AttentionWindow::global;
   std::int64_t window_size_ = 0;
   double temperature_ = 1;
-  torch::nn::Linear position_layer_{nullptr}, position_energy_{nullptr};  // local-p only
+  torch::nn::Linear position_layer_{nullptr}, position_energy_{nullptr};  // local-p, local-p-offset
 };
 
 /// Bahdanau: query_layer W [A, D], key_layer U [A, 2H], energy_layer v [1, A]; no biases.

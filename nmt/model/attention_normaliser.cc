@@ -78,10 +78,11 @@ at::Tensor entmax15_last(const at::Tensor& scores) {
 
 at::Tensor normalise_attention(const at::Tensor& scores, AttentionNormaliser normaliser) {
   switch (normaliser) {
+    // Without autograd on the CPU (decoding, validation) the one-pass kernels: the same bits.
     case AttentionNormaliser::sparsemax:
-      return sparsemax_last(scores);
+      return inference_kernels_apply(scores, at::Tensor()) ? sparsemax_rows(scores) : sparsemax_last(scores);
     case AttentionNormaliser::entmax15:
-      return entmax15_last(scores);
+      return inference_kernels_apply(scores, at::Tensor()) ? entmax15_rows(scores) : entmax15_last(scores);
     case AttentionNormaliser::hard:
       return hard_weights(scores);
     case AttentionNormaliser::softmax:

@@ -16,6 +16,10 @@ at::Tensor predicted_centres(const at::Tensor& energy, const at::Tensor& lengths
   return (lengths - 1).to(energy.options()) * energy.squeeze(-1).sigmoid();
 }
 
+at::Tensor offset_centres(std::int64_t step, const at::Tensor& lengths, const at::Tensor& energy, std::int64_t window) {
+  return monotonic_centres(step, lengths, energy) + energy.squeeze(-1).tanh() * static_cast<double>(window);
+}
+
 at::Tensor local_attention_weights(const at::Tensor& scores, const at::Tensor& centres, std::int64_t window,
                                    AttentionNormaliser normaliser) {
   return local_attention_weights(scores, centres, window,
@@ -27,7 +31,8 @@ at::Tensor local_attention_weights(const at::Tensor& scores, const at::Tensor& c
   const std::int64_t columns = scores.size(-1);
   const at::Tensor distance = at::arange(columns, scores.options()).unsqueeze(0) - centres.unsqueeze(-1);
   // Outside the window the score is -inf: the normaliser gives it exactly 0. The window always
-  // holds the real position nearest the centre (p_t is in [0, n - 1] and W >= 1).
+  // holds a real position: local-m's and local-p's p_t are in [0, n - 1] (and W >= 1), and
+  // local-p-offset's is within W of min(t, n - 1).
   const at::Tensor outside = distance.abs() > static_cast<double>(window);  // a discrete choice: no gradient
   const at::Tensor aligned = normalise(scores.masked_fill(outside, -std::numeric_limits<double>::infinity()));
   const double sigma = static_cast<double>(window) / 2;

@@ -34,12 +34,15 @@ std::string normaliser_file(const ModelConfig& config) {
   return "normaliser_" + name_of(config.attention_normaliser) + ".py";
 }
 
-// Where attention looks: every position, or a window around local-m's or local-p's centre.
+// Where attention looks: every position, or a window around local-m's, local-p's or local-p-offset's centre.
 std::string window_files(const ModelConfig& config) {
   switch (config.attention_window) {
     case AttentionWindow::global: return file("window_global.py");
     case AttentionWindow::local_m: return file("window_local.py") + file("window_local_m.py");
-    case AttentionWindow::local_p: return file("window_local.py") + file("window_local_p.py");
+    case AttentionWindow::local_p:
+      return file("window_local.py") + file("window_position.py") + file("window_local_p.py");
+    case AttentionWindow::local_p_offset:
+      return file("window_local.py") + file("window_position.py") + file("window_local_p_offset.py");
   }
   throw Error("internal: unknown attention window");
 }

@@ -47,7 +47,8 @@ const EnumNames<AttentionWindow>& enum_names(AttentionWindow) {
   static const EnumNames<AttentionWindow> names(
       "attention window", {{AttentionWindow::global, "global"},
                            {AttentionWindow::local_m, "local-m"},
-                           {AttentionWindow::local_p, "local-p"}});
+                           {AttentionWindow::local_p, "local-p"},
+                           {AttentionWindow::local_p_offset, "local-p-offset"}});
   return names;
 }
 

@@ -18,14 +18,15 @@ enum class BridgeType { zero, linear };
 /// 1.5-entmax, which give exact zeros, or hard: one position (trained by straight-through Gumbel-softmax).
 enum class AttentionNormaliser { softmax, sparsemax, entmax15, hard };
 /// Where attention looks (nmt/model/attention_window.h): every source position, or Luong et al.'s
-/// local attention over a window [p_t - W, p_t + W] around p_t = t (local-m) or a predicted p_t (local-p).
-enum class AttentionWindow { global, local_m, local_p };
+/// local attention over a window [p_t - W, p_t + W] around p_t = t (local-m) or a predicted p_t
+/// (local-p), or local-m's centre moved by a learnt offset of at most W (local-p-offset).
+enum class AttentionWindow { global, local_m, local_p, local_p_offset };
 
 const EnumNames<AttentionType>& enum_names(AttentionType);  // bahdanau, dot, general, concat, none
 const EnumNames<DecoderStyle>& enum_names(DecoderStyle);    // bahdanau, luong
 const EnumNames<BridgeType>& enum_names(BridgeType);        // zero, linear
 const EnumNames<AttentionNormaliser>& enum_names(AttentionNormaliser);  // softmax, sparsemax, entmax15, hard
-const EnumNames<AttentionWindow>& enum_names(AttentionWindow);          // global, local-m, local-p
+const EnumNames<AttentionWindow>& enum_names(AttentionWindow);          // global, local-m, local-p, local-p-offset
 
 struct ModelConfig {
   std::int64_t source_vocab_size = 8000;

@@ -172,7 +172,8 @@ void model(Config& c, Visitor& visit) {
                   "Scores to weights: softmax, sparsemax and 1.5-entmax (exact zeros), or hard (one position)"},
         m.attention_normaliser);
   visit(OptionDoc{"model.attention-window",
-                  "Where attention looks: every position, or a window at p_t = t (local-m) or a predicted p_t (local-p)"},
+                  "Where attention looks: every position, or a window at p_t = t (local-m), a predicted p_t (local-p) "
+                  "or t plus a learnt offset of at most W (local-p-offset)"},
         m.attention_window);
   visit(OptionDoc{"model.attention-window-size", "W: local windows span [p_t - W, p_t + W]"}, m.attention_window_size);
   visit(OptionDoc{"model.decoder-style", "Decoder style"}, m.decoder_style);

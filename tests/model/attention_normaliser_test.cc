@@ -9,8 +9,10 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
+#include "nmt/kernels/kernels.h"
 #include "nmt/model/attention_hardening.h"
 
 // A namespace of its own: the unity build puts this file in one unit with others.
@@ -77,6 +79,45 @@ TEST(AttentionNormaliser, SumToOneWithExactZerosWhereSoftmaxHasNone) {
   // sparsemax is sparser than 1.5-entmax, which is sparser than softmax.
   EXPECT_GT((sparsemax_last(scores) == 0).sum().item<std::int64_t>(),
             (entmax15_last(scores) == 0).sum().item<std::int64_t>());
+}
+
+// The one-pass kernels that decoding uses (nmt/kernels/sparse_normalisers.cc) against the closed
+// forms, bit for bit, in float and double: rows of every length from 1 to 70 with padding after
+// them, scores spread from 0.01 to 300 (from all positions in the support to one), ties (scores
+// rounded to a grid), a row of equal scores, huge and tiny magnitudes, and the rows worked by hand.
+TEST(AttentionNormaliser, OnePassKernelsEqualTheClosedFormsBitForBit) {
+  at::manual_seed(13);
+  for (const auto type : {at::kFloat, at::kDouble}) {
+    const auto options = at::TensorOptions().dtype(type);
+    std::vector<at::Tensor> batches;
+    for (const double spread : {0.01, 0.3, 1.0, 3.0, 30.0, 300.0}) {
+      at::Tensor scores = at::randn({70, 70}, options) * spread;
+      // Row r has r + 1 real positions.
+      scores.masked_fill_(at::arange(70).unsqueeze(0) > at::arange(70).unsqueeze(1), -kInf);
+      batches.push_back(scores);
+      batches.push_back((scores * 4).round() / 4);  // ties
+    }
+    batches.push_back(at::full({3, 11}, 0.7, options));
+    batches.push_back(at::tensor({1e30, -1e30, 1e29, 3.0, -kInf}, options).unsqueeze(0));
+    batches.push_back(at::tensor({1e-30, -1e-30, 0.0, 2e-30, 1e-38}, options).unsqueeze(0));
+    for (const auto& r : std::vector<std::vector<double>>{
+             {0.5, 0.2, -1}, {3, 0, 0}, {1, 1, 0}, {2, 2, 2}, {1, 0}, {4, 0}, {2, 0}, {0.3, 0.3, 0.3, 0.3}}) {
+      batches.push_back(row(r).to(type));
+    }
+    for (std::size_t b = 0; b < batches.size(); ++b) {
+      SCOPED_TRACE(std::string(c10::toString(type)) + " batch " + std::to_string(b));
+      const at::Tensor& scores = batches[b];
+      const at::Tensor sparse = sparsemax_rows(scores), closed_sparse = sparsemax_last(scores);
+      const at::Tensor entmax = entmax15_rows(scores), closed_entmax = entmax15_last(scores);
+      EXPECT_TRUE(at::equal(sparse, closed_sparse)) << (sparse - closed_sparse).abs().max().item<double>();
+      EXPECT_TRUE(at::equal(entmax, closed_entmax)) << (entmax - closed_entmax).abs().max().item<double>();
+      EXPECT_TRUE((sparse.masked_select(scores.isneginf()) == 0).all().item<bool>());
+    }
+  }
+  // Decoding takes the kernels (no autograd); training, which needs the gradient, the closed forms.
+  const at::Tensor scores = at::randn({4, 9}, at::kFloat);
+  EXPECT_TRUE(at::equal(normalise_attention(scores, AttentionNormaliser::entmax15), entmax15_rows(scores)));
+  EXPECT_THROW(entmax15_rows(scores.clone().requires_grad_(true)), c10::Error);
 }
 
 // Padding (-inf) gets weight 0 and changes nothing else, bit for bit, in float and double; a row's

@@ -1,6 +1,7 @@
 // Local attention (nmt/model/attention_window.h): weights worked by hand, the window's exact zeros,
-// the centres of local-m and local-p, padding and batch invariance bit for bit, local-p's position
-// network against finite differences, and where the window is stored in a model's config.
+// the centres of local-m, local-p and local-p-offset, padding and batch invariance bit for bit, the
+// position networks against finite differences, local-p-offset starting as local-m, and where the
+// window is stored in a model's config.
 #include "nmt/model/attention_window.h"
 
 #include <ATen/ATen.h>
@@ -54,7 +55,7 @@ TEST(LocalAttention, ValuesWorkedByHand) {
   EXPECT_EQ(at::count_nonzero(sparse).item<std::int64_t>(), 1);
 }
 
-TEST(LocalAttention, CentresOfLocalMAndLocalP) {
+TEST(LocalAttention, CentresOfLocalMLocalPAndLocalPOffset) {
   const at::Tensor lengths = at::tensor({3, 10, 1}, at::kLong);
   const at::Tensor like = at::zeros({1}, at::kFloat);
   // local-m: p_t = min(t, n - 1).
@@ -66,6 +67,48 @@ TEST(LocalAttention, CentresOfLocalMAndLocalP) {
   EXPECT_FLOAT_EQ(p[0].item<float>(), 1.0f);
   EXPECT_FLOAT_EQ(p[1].item<float>(), 9.0f);
   EXPECT_FLOAT_EQ(p[2].item<float>(), 0.0f);
+  // local-p-offset: min(t, n - 1) + W tanh(energy), W = 2: at step 4 the monotonic centres are
+  // 2, 4 and 0; energy 0 keeps them, 40 moves by +W, -3 by 2 tanh(-3) = -1.990 (past the start).
+  const at::Tensor o = offset_centres(4, lengths, energy, 2);
+  EXPECT_FLOAT_EQ(o[0].item<float>(), 2.0f);
+  EXPECT_FLOAT_EQ(o[1].item<float>(), 6.0f);
+  EXPECT_FLOAT_EQ(o[2].item<float>(), 2 * std::tanh(-3.0f));
+  // A centre past the start still has its monotonic centre, position 0, inside the window.
+  const at::Tensor a = local_attention_weights(row({1.5, -kInf}), o.slice(0, 2, 3).to(at::kDouble), 2,
+                                               AttentionNormaliser::softmax);
+  EXPECT_EQ(a[0][0].item<double>(), 1.0);
+  EXPECT_EQ(a[0][1].item<double>(), 0.0);
+}
+
+// local-p-offset starts as local-m: with v_p = 0 the offset is 0 and the weights are local-m's,
+// bit for bit, at every step (one past the shortest row's end included).
+TEST(LocalAttention, LocalPOffsetWithZeroEnergyIsLocalM) {
+  ModelConfig config = test::tiny_config(AttentionType::general, DecoderStyle::luong);
+  config.attention_window_size = 2;
+  config.attention_window = AttentionWindow::local_m;
+  at::manual_seed(3);
+  auto monotonic = make_attention(config);
+  config.attention_window = AttentionWindow::local_p_offset;
+  auto offset = make_attention(config);
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& p : offset->named_parameters()) {
+      if (p.key() == "position_energy.weight") {
+        p.value().zero_();
+      } else if (p.key() != "position_layer.weight") {
+        p.value().copy_(monotonic->named_parameters()[p.key()]);
+      }
+    }
+  }
+  const at::Tensor lengths = at::tensor({6, 3}, at::kLong);
+  const at::Tensor mask = at::arange(6).unsqueeze(0) < lengths.unsqueeze(1);
+  const at::Tensor memory = at::randn({2, 6, 2 * config.encoder_hidden_size}) * mask.unsqueeze(-1);
+  const at::Tensor query = at::randn({2, config.decoder_hidden_size});
+  for (std::int64_t step = 0; step < 5; ++step) {
+    const auto m = monotonic->forward(query, monotonic->precompute_keys(memory), memory, mask, step);
+    const auto o = offset->forward(query, offset->precompute_keys(memory), memory, mask, step);
+    EXPECT_TRUE(at::equal(m.weights, o.weights)) << "step " << step;
+  }
 }
 
 // Random scores of rows with 9, 4 and 1 real positions, windows at assorted centres: every row sums
@@ -93,15 +136,21 @@ TEST(LocalAttention, SumsToOneZerosOutsideAndPaddingAndBatchInvarianceBitForBit)
   }
 }
 
-// local-p's gradients through the Gaussian to its position network (W_p, v_p), the query and the
-// score's parameters, against central finite differences in double precision, for softmax and
-// sparsemax. Centres stay away from the window's edges at this seed (the edges are not differentiable).
-TEST(LocalAttention, LocalPGradientsMatchFiniteDifferences) {
-  for (const auto normaliser : {AttentionNormaliser::softmax, AttentionNormaliser::sparsemax}) {
-    SCOPED_TRACE(name_of(normaliser));
+// local-p's and local-p-offset's gradients through the Gaussian to their position network (W_p,
+// v_p), the query and the score's parameters, against central finite differences in double
+// precision, for softmax and sparsemax. Centres stay away from the window's edges at this seed (the
+// edges are not differentiable).
+TEST(LocalAttention, LearntCentresGradientsMatchFiniteDifferences) {
+  const std::vector<std::pair<AttentionWindow, AttentionNormaliser>> kinds = {
+      {AttentionWindow::local_p, AttentionNormaliser::softmax},
+      {AttentionWindow::local_p, AttentionNormaliser::sparsemax},
+      {AttentionWindow::local_p_offset, AttentionNormaliser::softmax},
+      {AttentionWindow::local_p_offset, AttentionNormaliser::sparsemax}};
+  for (const auto& [window, normaliser] : kinds) {
+    SCOPED_TRACE(name_of(window) + " " + name_of(normaliser));
     ModelConfig config = test::tiny_config(AttentionType::general, DecoderStyle::luong);
     config.attention_normaliser = normaliser;
-    config.attention_window = AttentionWindow::local_p;
+    config.attention_window = window;
     config.attention_window_size = 2;
     at::manual_seed(11);
     auto attention = make_attention(config);
@@ -109,11 +158,12 @@ TEST(LocalAttention, LocalPGradientsMatchFiniteDifferences) {
     const at::Tensor lengths = at::tensor({7, 3, 5}, at::kLong);
     const at::Tensor mask = at::arange(7).unsqueeze(0) < lengths.unsqueeze(1);
     const at::Tensor memory = at::randn({3, 7, 2 * config.encoder_hidden_size}, at::kDouble) * mask.unsqueeze(-1);
-    const at::Tensor query = at::randn({3, config.decoder_hidden_size}, at::kDouble).requires_grad_(true);
+    // Small queries: flat scores, so that sparsemax keeps several positions and the centre matters.
+    const at::Tensor query = (at::randn({3, config.decoder_hidden_size}, at::kDouble) * 0.2).requires_grad_(true);
     const at::Tensor probe = at::randn({3, 7}, at::kDouble);
     const at::Tensor context_probe = at::randn({3, 2 * config.encoder_hidden_size}, at::kDouble);
     const auto loss_fn = [&] {
-      const auto out = attention->forward(query, attention->precompute_keys(memory), memory, mask);
+      const auto out = attention->forward(query, attention->precompute_keys(memory), memory, mask, /*step=*/2);
       return (out.weights * probe).sum() + (out.context * context_probe).sum();
     };
     std::vector<std::pair<std::string, at::Tensor>> checked = {{"query", query}};
@@ -124,13 +174,16 @@ TEST(LocalAttention, LocalPGradientsMatchFiniteDifferences) {
   }
 }
 
-TEST(LocalAttention, LocalPRegistersItsPositionNetworkUnderDocumentedNames) {
+TEST(LocalAttention, LearntCentresRegisterTheirPositionNetworkUnderDocumentedNames) {
   ModelConfig config = test::tiny_config(AttentionType::bahdanau, DecoderStyle::bahdanau);
-  config.attention_window = AttentionWindow::local_p;
-  std::vector<std::string> names;
-  for (const auto& p : make_attention(config)->named_parameters()) names.push_back(p.key());
-  EXPECT_EQ(names, (std::vector<std::string>{"query_layer.weight", "key_layer.weight", "energy_layer.weight",
-                                             "position_layer.weight", "position_energy.weight"}));
+  for (const auto window : {AttentionWindow::local_p, AttentionWindow::local_p_offset}) {
+    config.attention_window = window;
+    std::vector<std::string> names;
+    for (const auto& p : make_attention(config)->named_parameters()) names.push_back(p.key());
+    EXPECT_EQ(names, (std::vector<std::string>{"query_layer.weight", "key_layer.weight", "energy_layer.weight",
+                                               "position_layer.weight", "position_energy.weight"}))
+        << name_of(window);
+  }
   config.attention_window = AttentionWindow::local_m;  // nothing to learn: p_t = t
   EXPECT_EQ(make_attention(config)->named_parameters().size(), 3u);
 }
@@ -141,7 +194,7 @@ TEST(LocalAttention, WindowIsStoredOnlyWhenLocalAndValidated) {
   ModelConfig c = test::tiny_config(AttentionType::general, DecoderStyle::luong, 1);
   EXPECT_EQ(c.to_json().find("attention_window"), std::string::npos);
   EXPECT_EQ(ModelConfig::from_json(c.to_json()).attention_window, AttentionWindow::global);
-  for (const auto window : {AttentionWindow::local_m, AttentionWindow::local_p}) {
+  for (const auto window : {AttentionWindow::local_m, AttentionWindow::local_p_offset, AttentionWindow::local_p}) {
     c.attention_window = window;
     c.attention_window_size = 7;
     EXPECT_NE(c.to_json().find("\"attention_window\":\"" + name_of(window) + "\",\"attention_window_size\":7"),

@@ -60,13 +60,15 @@ struct AttentionKind {
   }
 };
 
-/// The kinds beyond softmax over every position: sparsemax, 1.5-entmax, hard, local-m, local-p.
+/// The kinds beyond softmax over every position: sparsemax, 1.5-entmax, hard, local-m, local-p,
+/// local-p-offset.
 inline std::vector<AttentionKind> other_attention_kinds() {
   return {{AttentionNormaliser::sparsemax, AttentionWindow::global},
           {AttentionNormaliser::entmax15, AttentionWindow::global},
           {AttentionNormaliser::hard, AttentionWindow::global},
           {AttentionNormaliser::softmax, AttentionWindow::local_m},
-          {AttentionNormaliser::softmax, AttentionWindow::local_p}};
+          {AttentionNormaliser::softmax, AttentionWindow::local_p},
+          {AttentionNormaliser::softmax, AttentionWindow::local_p_offset}};
 }
 
 /// Central finite differences (step 1e-6) of loss() against autograd's gradients, for each named

@@ -42,10 +42,16 @@ at::Tensor InferenceAttention::weights(const at::Tensor& query, const at::Tensor
       weights = local_attention_weights(scores, monotonic_centres(step, real_lengths(mask), scores), window_size_,
                                         normaliser_);
       break;
-    case AttentionWindow::local_p: {
-      // p_t = (n - 1) sigmoid(v_p^T tanh(W_p q)), from the query itself (not q' = Q q)
+    case AttentionWindow::local_p:
+    case AttentionWindow::local_p_offset: {
+      // v_p^T tanh(W_p q), from the query itself (not q' = Q q), to local-p's centre
+      // (n - 1) sigmoid(.) or local-p-offset's min(t, n - 1) + W tanh(.)
       const at::Tensor energy = position_energy_(tanh_rows(position_layer_(query)));
-      weights = local_attention_weights(scores, predicted_centres(energy, real_lengths(mask)), window_size_, normaliser_);
+      const at::Tensor lengths = real_lengths(mask);
+      const at::Tensor centres = window_ == AttentionWindow::local_p
+                                     ? predicted_centres(energy, lengths)
+                                     : offset_centres(step, lengths, energy, window_size_);
+      weights = local_attention_weights(scores, centres, window_size_, normaliser_);
       break;
     }
   }

@@ -39,7 +39,7 @@ class InferenceAttention {
   AttentionNormaliser normaliser_;
   AttentionWindow window_;
   std::int64_t window_size_;
-  PackedLinear position_layer_, position_energy_;  // local-p: W_p, v_p
+  PackedLinear position_layer_, position_energy_;  // local-p, local-p-offset: W_p, v_p
   bool hard_ = false;
 };
 

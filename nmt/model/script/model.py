@@ -8,7 +8,8 @@
 # several fragments (nmt/model/checkpoint_program.cc puts them together for a model's config):
 #   attention_<kind>.py  _attention_keys(memory, final), _attend(query, memory, keys, mask, steps)
 #   normaliser_<kind>.py _normalise(scores) (scores to weights: softmax, sparsemax, entmax15)
-#   window_global.py, or window_local.py with window_local_<m|p>.py
+#   window_global.py, or window_local.py with window_local_m.py, or with window_position.py
+#                        (_position_energy(query)) and window_local_p.py or window_local_p_offset.py
 #                        _weights(scores, mask, query, steps) (where attention looks: every
 #                        position, or a window around a centre _centres(query, mask, steps))
 #   decoder_<style>.py   _decode(...) (one decoder step), _initial_feed(batch)
@@ -22,7 +23,7 @@
 # reorders beams with state[i].index_select(0, rows) for every i:
 #   [memory [B, S, 2H], keys [B, S, K] (without attention: the fixed context [B, 1, 2H]),
 #    mask [B, S] bool (true at real positions), hidden [B, L_d, D], feed [B, R] (Luong input
-#    feeding; [B, 0] in the Bahdanau style), steps [B] int64 (the decoder steps taken: local-m's centre)]
+#    feeding; [B, 0] in the Bahdanau style), steps [B] int64 (the decoder steps taken: local-m's and local-p-offset's centre)]
 # Shapes: src [B, S] int64 (x_1 .. x_n EOS, padded with PAD), src_lengths [B] int64 (n + 1).
 
 
