@@ -97,15 +97,21 @@ def training_numbers(out, kind):
     return dev_bleu, seconds
 
 
+def finished(record, most_ratio=1.5):
+    """A translation that ended by itself: at most `most_ratio` target pieces per source piece (a
+    young model that loops runs on to the search's length limit, and its heat-map towers)."""
+    return 0 < len(record["target"]) <= most_ratio * max(len(record["source"]), 1)
+
+
 def long_verse(data, attention_files, most_words=45):
     """The test line (from 1) with the longest source of at most `most_words` words that every
-    attention file translated (a verse that fits a readable heat-map)."""
+    attention file translated and finished (a verse that fits a readable heat-map)."""
     with open(os.path.join(data, "test.es"), encoding="utf-8") as f:
         sources = [line.split() for line in f]
     translated = None
     for path in attention_files:
         with open(path, encoding="utf-8") as f:
-            lines = {i + 1 for i, line in enumerate(f) if json.loads(line)["target"]}
+            lines = {i + 1 for i, line in enumerate(f) if finished(json.loads(line))}
         translated = lines if translated is None else translated & lines
     candidates = [(len(words), -i) for i, words in enumerate(sources, 1)
                   if len(words) <= most_words and i in (translated or set())]

@@ -104,8 +104,9 @@ at::Tensor softmax_last(const at::Tensor& scores);
 /// sparsemax and 1.5-entmax over the last dimension, one row at a time in one pass (a sort of the
 /// row's real scores, running sums, the threshold): the sort-based closed forms of
 /// nmt/model/attention_normaliser.h (sparsemax_last, entmax15_last), operation for operation, so the
-/// same bits, without their twenty-odd tensor operations a step. For the inference kernels' case
-/// only (CPU, float or double, no autograd; anything else is an error). -inf gives exactly 0.
+/// same bits, without their twenty-odd tensor operations a step, for finite scores and -inf (which
+/// gives exactly 0); NaN or +inf (a diverged model) give NaN in the row, not the closed forms' bits.
+/// For the inference kernels' case only (CPU, float or double, no autograd; anything else is an error).
 at::Tensor sparsemax_rows(const at::Tensor& scores);
 at::Tensor entmax15_rows(const at::Tensor& scores);
 

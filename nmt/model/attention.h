@@ -51,7 +51,7 @@ class AttentionImpl : public torch::nn::Module {
 
   /// query [batch, D], keys from precompute_keys, memory [batch, src_len, 2H],
   /// mask [batch, src_len] bool (true at real tokens; every row needs one), step: the decoder
-  /// step t from 0 (local-m's centre; the other windows ignore it).
+  /// step t from 0 (local-m's and local-p-offset's centre; the other windows ignore it).
   AttentionOutput forward(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& memory,
                           const at::Tensor& mask, std::int64_t step = 0);
 

@@ -18,7 +18,8 @@ namespace nmt {
 /// scores [batch, src_len] (any leading dimensions: the last is normalised), -inf at padding
 /// (weight exactly 0); every row needs one finite score. Returns weights of the same shape that sum
 /// to 1 along the last dimension. Differentiable: sparsemax and entmax15 are computed by their exact
-/// sort-based closed forms, whose derivative at a fixed support is the normaliser's Jacobian; hard
+/// sort-based closed forms, whose derivative at a fixed support is the normaliser's Jacobian (without
+/// autograd on the CPU, by the one-pass kernels of kernels.h with the same bits); hard
 /// (the argmax) has no gradient: training uses gumbel_straight_through.
 /// A row's weights do not depend on the other rows or on how much padding follows its scores.
 at::Tensor normalise_attention(const at::Tensor& scores, AttentionNormaliser normaliser);

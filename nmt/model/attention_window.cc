@@ -36,7 +36,7 @@ at::Tensor local_attention_weights(const at::Tensor& scores, const at::Tensor& c
   const at::Tensor outside = distance.abs() > static_cast<double>(window);  // a discrete choice: no gradient
   const at::Tensor aligned = normalise(scores.masked_fill(outside, -std::numeric_limits<double>::infinity()));
   const double sigma = static_cast<double>(window) / 2;
-  // The Gaussian carries local-p's gradient to its position network (the window's edges do not).
+  // The Gaussian carries local-p's and local-p-offset's gradient to its position network (the window's edges do not).
   const at::Tensor product = aligned * (distance.square() * (-1 / (2 * sigma * sigma))).exp();
   return product / product.cumsum(-1).narrow(-1, columns - 1, 1);
 }

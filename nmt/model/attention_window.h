@@ -4,8 +4,9 @@
 //   local-m:  p_t = min(t, n - 1)                          t: the decoder step from 0
 //   local-p:  p_t = (n - 1) sigmoid(v_p^T tanh(W_p q))      q: the style's query
 //   local-p-offset:  p_t = min(t, n - 1) + W tanh(v_p^T tanh(W_p q))
-//             (local-m's centre moved by a learnt offset of at most W: it starts as local-m, which
-//             trains well, where local-p's sigmoid can saturate at an end; docs/model.md)
+//             (local-m's centre moved by a learnt offset of at most W: it starts as local-m, v_p = 0
+//             at initialisation, which trains well, where local-p's sigmoid can saturate at an end;
+//             docs/model.md)
 //   a_ts = align_s exp(-(s - p_t)^2 / (2 sigma^2)) / Z      for |s - p_t| <= W, else 0
 // with positions s = 0 .. n - 1 of the row's n real ones (EOS included), align the model's
 // normaliser (softmax, sparsemax, 1.5-entmax) of the scores inside the window, and Z the sum of
@@ -28,7 +29,7 @@ at::Tensor monotonic_centres(std::int64_t step, const at::Tensor& lengths, const
 at::Tensor predicted_centres(const at::Tensor& energy, const at::Tensor& lengths);
 
 /// local-p-offset's centres: energy [rows, 1] = v_p^T tanh(W_p q) -> p [rows] = min(step, n - 1) +
-/// W tanh(energy). No clamp: p may pass an end by less than W, and the window then still holds the
+/// W tanh(energy). No clamp: p may pass an end by at most W, and the window then still holds the
 /// real position min(step, n - 1), so no row is empty and the gradient never stops at a bound.
 at::Tensor offset_centres(std::int64_t step, const at::Tensor& lengths, const at::Tensor& energy, std::int64_t window);
 

@@ -54,6 +54,11 @@ void Seq2SeqImpl::build() {
   for (auto& parameter : parameters()) torch::nn::init::uniform_(parameter, -0.1, 0.1);
   source_embedding_->weight[SpecialIds::kPad].zero_();
   target_embedding()->weight[SpecialIds::kPad].zero_();
+  // local-p-offset starts as local-m: v_p = 0 makes every offset 0 (after the uniform draw, so every
+  // other parameter is what it would be). v_p still learns: dp/dv_p = W tanh(W_p q).
+  if (config_.attention_window == AttentionWindow::local_p_offset) {
+    named_parameters()["decoder.attention.position_energy.weight"].zero_();
+  }
 }
 
 void Seq2SeqImpl::set_training_step(std::int64_t step) {

@@ -98,6 +98,8 @@ TEST(AttentionNormaliser, OnePassKernelsEqualTheClosedFormsBitForBit) {
       batches.push_back((scores * 4).round() / 4);  // ties
     }
     batches.push_back(at::full({3, 11}, 0.7, options));
+    batches.push_back(at::randn({9, 4}, options).t());        // not contiguous
+    batches.push_back(at::randn({2, 3, 13}, options) * 2);    // three dimensions
     batches.push_back(at::tensor({1e30, -1e30, 1e29, 3.0, -kInf}, options).unsqueeze(0));
     batches.push_back(at::tensor({1e-30, -1e-30, 0.0, 2e-30, 1e-38}, options).unsqueeze(0));
     for (const auto& r : std::vector<std::vector<double>>{

@@ -14,6 +14,7 @@
 
 #include "nmt/core/error.h"
 #include "nmt/model/attention.h"
+#include "nmt/model/seq2seq.h"
 #include "tests/model/model_test_util.h"
 #include "tests/test_util.h"
 
@@ -80,9 +81,16 @@ TEST(LocalAttention, CentresOfLocalMLocalPAndLocalPOffset) {
   EXPECT_EQ(a[0][1].item<double>(), 0.0);
 }
 
-// local-p-offset starts as local-m: with v_p = 0 the offset is 0 and the weights are local-m's,
-// bit for bit, at every step (one past the shortest row's end included).
-TEST(LocalAttention, LocalPOffsetWithZeroEnergyIsLocalM) {
+// local-p-offset starts as local-m: a new model's v_p is 0 (its W_p is not), and with v_p = 0 the
+// offset is 0 and the weights are local-m's, bit for bit, at every step (one past the shortest
+// row's end included).
+TEST(LocalAttention, LocalPOffsetStartsAsLocalM) {
+  ModelConfig model_config = test::tiny_config(AttentionType::general, DecoderStyle::luong);
+  model_config.attention_window = AttentionWindow::local_p_offset;
+  const auto parameters = Seq2Seq(model_config)->named_parameters();
+  EXPECT_EQ(at::count_nonzero(parameters["decoder.attention.position_energy.weight"]).item<std::int64_t>(), 0);
+  EXPECT_GT(at::count_nonzero(parameters["decoder.attention.position_layer.weight"]).item<std::int64_t>(), 0);
+
   ModelConfig config = test::tiny_config(AttentionType::general, DecoderStyle::luong);
   config.attention_window_size = 2;
   config.attention_window = AttentionWindow::local_m;
@@ -201,6 +209,7 @@ TEST(LocalAttention, WindowIsStoredOnlyWhenLocalAndValidated) {
               std::string::npos);
     EXPECT_EQ(ModelConfig::from_json(c.to_json()), c);
   }
+  c.attention_window = AttentionWindow::local_p;
   std::string bad = c.to_json();
   bad.replace(bad.find("\"local-p\""), 9, "\"local-q\"");
   EXPECT_THROW_WITH(ModelConfig::from_json(bad), DataError, "unknown attention window 'local-q'");

@@ -93,13 +93,15 @@ class AttentionStudyReport(unittest.TestCase):
         self.assertAlmostEqual(entropy, math.log(2) / 2)
         self.assertAlmostEqual(zeros, 4 / 7)
 
-    def test_the_verse_drawn_is_the_longest_every_model_translated(self):
+    def test_the_verse_drawn_is_the_longest_every_model_translated_and_finished(self):
         data = self.dir.name
-        self.write("test.es", "uno dos\n" + " ".join(["w"] * 50) + "\nuno dos tres cuatro\nuno dos tres\n")
-        line = lambda target: json.dumps({"source": [], "target": target, "attention": []})
-        a = self.write("a.jsonl", "\n".join([line(["x"]), line(["x"]), line(["x"]), line(["x"])]) + "\n")
-        b = self.write("b.jsonl", "\n".join([line(["x"]), line(["x"]), line([]), line(["x"])]) + "\n")
-        # Line 2 is over 45 words, line 3 has no translation in b: line 4.
+        self.write("test.es", "uno dos\n" + " ".join(["w"] * 50) + "\nuno dos tres cuatro\nuno dos tres\n"
+                   "uno dos tres cuatro cinco\n")
+        line = lambda target: json.dumps({"source": ["a", "b", "</s>"], "target": target, "attention": []})
+        looping = ["x"] * 5  # over 1.5 target pieces per source piece: ran on to the length limit
+        a = self.write("a.jsonl", "\n".join([line(["x"]), line(["x"]), line(["x"]), line(["x"]), line(["x"])]) + "\n")
+        b = self.write("b.jsonl", "\n".join([line(["x"]), line(["x"]), line([]), line(["x"]), line(looping)]) + "\n")
+        # Line 2 is over 45 words, line 3 has no translation in b, line 5 loops in b: line 4.
         self.assertEqual(self.report.long_verse(data, [a, b]), 4)
 
     def test_summary_table(self):

@@ -3,12 +3,15 @@
 
 usage: browser_test.py --url http://127.0.0.1:PORT/ --screenshot OUT.png
                        [--chromium /usr/bin/chromium] [--chromedriver /usr/bin/chromedriver]
-                       [--timeout 60] [--window-size 1200,900] [--from-top]
+                       [--timeout 60] [--window-size 1200,900] [--from-top] [--tag TAG]
 
 Python 3 standard library only. It starts chromedriver on a free loopback port, opens the page in
 headless Chromium, translates two Spanish sentences with beam 3 and checks the result: two sentence
 blocks, attention heat-maps whose rows sum to 1, a hover highlight, only same-origin requests, and a
-screenshot that is not blank. The server must already be running at --url.
+screenshot that is not blank. The server must already be running at --url. With --tag, the model is
+a tagged one: the page must offer its tags in #tag (#tag-field shown, the model's default chosen);
+the test chooses TAG, checks that the source's language follows the tag's direction and that the
+request carries the tag. Without it, #tag-field must stay hidden.
 
 The page's contract (nmt/serve/page/index.html): #source, #beam, #translate (a <button>), #status
 (class "error" on errors), #result (data-state idle/busy/done/error), #translation; one .sentence per
@@ -41,6 +44,8 @@ SKIP = 77
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
 SOURCE_TEXT = ("En el principio cre\u00f3 Dios los cielos y la tierra. "
                "Y la tierra estaba desordenada y vac\u00eda.")
+SOURCE_TEXT_EN = ("In the beginning God created the heavens and the earth. "
+                  "The earth was formless and empty.")  # for --tag: the tagged test model's <2es> reads English
 BEAM = "3"
 
 
@@ -339,14 +344,16 @@ def run(args, tmp, procs, state):
 
     for sel in ("#source", "#beam", "#translate", "#status", "#result", "#translation"):
         wd.find(sel)  # raises if missing
+    check_tag_choice(wd, args)
     if wd.execute("return document.getElementById('translate').tagName") != "BUTTON":
         raise Failure("#translate is not a <button>")
 
     source = wd.find("#source")
     wd.s("POST", "/element/%s/clear" % source)
-    wd.s("POST", "/element/%s/value" % source, {"text": SOURCE_TEXT})
+    text = SOURCE_TEXT if args.tag is None else SOURCE_TEXT_EN
+    wd.s("POST", "/element/%s/value" % source, {"text": text})
     typed = wd.execute("return document.getElementById('source').value")
-    if typed != SOURCE_TEXT:
+    if typed != text:
         raise Failure("typing into #source gave %r" % typed)
     beam = wd.find("#beam")
     wd.s("POST", "/element/%s/clear" % beam)
@@ -382,6 +389,18 @@ def run(args, tmp, procs, state):
                       "%d heat-maps, %d cells)" % (args.timeout, (last.get("status") or "").strip()[:200],
                                                    last.get("heatmaps", 0), last.get("cells", 0)))
     log("translated in %.2f s: %r" % (time.monotonic() - t0, st["translation"].strip()[:120]))
+    if args.tag is not None:
+        # The sentence blocks name the direction asked for, not the model's first one.
+        marked = wd.execute("var s = document.querySelector('.sentence dd.src'), t = document.querySelector('.sentence dd.tgt');"
+                            "return [s && s.lang, t && t.lang];")
+        if marked != args.direction:
+            raise Failure("the sentence blocks mark the languages %r, the direction asked for is %r"
+                          % (marked, args.direction))
+        bodies = [json.loads(b) for b in wd.execute("return window.__requests || [];")]
+        tags = [b.get("tag") for b in bodies]
+        if tags != [args.tag]:
+            raise Failure("the page's translation requests carried the tags %r, expected [%r]" % (tags, args.tag))
+        log("the request carried tag %s" % args.tag)
     log("status: %s" % (st["status"] or "").strip())
 
     if st["sentences"] != 2:
@@ -474,6 +493,46 @@ def run(args, tmp, procs, state):
     return wd
 
 
+def check_tag_choice(wd, args):
+    """The direction selector: hidden for a model without tags; for a tagged one, every tag offered,
+    the model's default chosen, TAG chosen by a click, the source's language following it, and the
+    translation requests recorded (window.__requests) for the check after translating."""
+    hidden = wd.execute("return document.getElementById('tag-field').hidden;")
+    if args.tag is None:
+        if not hidden:
+            raise Failure("#tag-field is shown for a model without tags")
+        return
+    if hidden:
+        raise Failure("#tag-field is hidden for a tagged model")
+    with urllib.request.urlopen(args.url.rstrip("/") + "/v1/model", timeout=10) as r:
+        info = json.loads(r.read().decode("utf-8"))
+    offered = wd.execute("return Array.prototype.map.call(document.querySelectorAll('#tag option'),"
+                         " function (o) { return [o.value, o.textContent]; });")
+    if [v for v, _ in offered if v] != info["tags"]:
+        raise Failure("#tag offers %r, the model's tags are %r" % ([v for v, _ in offered], info["tags"]))
+    chosen = wd.execute("return document.getElementById('tag').value;")
+    if chosen != info["default_tag"]:
+        raise Failure("#tag starts at %r, not the model's default tag %r" % (chosen, info["default_tag"]))
+    if args.tag not in info["tags"]:
+        raise Failure("--tag %s is not one of the model's tags %r" % (args.tag, info["tags"]))
+    wd.s("POST", "/element/%s/click" % wd.find("#tag option[value='%s']" % args.tag))
+    if wd.execute("return document.getElementById('tag').value;") != args.tag:
+        raise Failure("clicking the option %s did not choose it" % args.tag)
+    direction = [d for d in info["directions"] if d["tag"] == args.tag]
+    args.direction = [direction[0]["source"], direction[0]["target"]] if direction else [None, None]
+    if direction:
+        lang = wd.execute("return document.getElementById('source').lang;")
+        if lang != direction[0]["source"]:
+            raise Failure("after choosing %s the source is marked lang=%r, not %r"
+                          % (args.tag, lang, direction[0]["source"]))
+    log("tags offered: %s; default %s; chose %s (%s)" % (
+        ", ".join(text for _, text in offered), info["default_tag"], args.tag,
+        wd.execute("return document.getElementById('languages').textContent;")))
+    wd.execute("window.__requests = []; var f = window.fetch;"
+               "window.fetch = function (url, o) { if (o && o.body) window.__requests.push(o.body);"
+               " return f.apply(this, arguments); };")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--url", required=True)
@@ -483,6 +542,7 @@ def main():
     ap.add_argument("--timeout", type=float, default=60.0)
     ap.add_argument("--window-size", default="1200,900", help="WIDTH,HEIGHT of the browser window")
     ap.add_argument("--from-top", action="store_true", help="take the screenshot from the top of the page")
+    ap.add_argument("--tag", help="a tagged model: choose this tag in #tag and check the request carries it")
     args = ap.parse_args()
     if args.timeout <= 0:
         ap.error("--timeout must be positive")

@@ -25,7 +25,7 @@ class InferenceAttention {
 
   /// query [rows, D], keys [sources, src_len, K], mask [rows, src_len] bool (true at real tokens),
   /// source_rows [rows] int64 on the CPU or undefined (InferenceState::source_rows), step: the
-  /// decoder step from 0 (local-m's centre) -> a [rows, src_len]: rows sum to 1, exactly 0 at padding.
+  /// decoder step from 0 (local-m's and local-p-offset's centre) -> a [rows, src_len]: rows sum to 1, exactly 0 at padding.
   at::Tensor weights(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& mask,
                      const at::Tensor& source_rows, std::int64_t step) const;
 

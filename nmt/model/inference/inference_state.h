@@ -22,7 +22,7 @@ struct InferenceState final : DecoderState {
   at::Tensor mask;         // [batch, src_len]     bool, true at real source positions
   at::Tensor hidden;       // [layers, batch, D]   decoder GRU state
   at::Tensor feed;         // [batch, R]           Luong input feeding (r_{t-1}); undefined in Bahdanau style
-  std::int64_t steps = 0;  // decoder steps taken: the next step is t = steps (local-m's centre);
+  std::int64_t steps = 0;  // decoder steps taken: the next step is t = steps (local-m's and local-p-offset's centre);
                            //   the same for every row (search steps all its rows together)
 
   std::int64_t batch_size() const override { return hidden.size(1); }

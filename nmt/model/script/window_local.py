@@ -1,5 +1,6 @@
 # Local attention (Luong et al. 2015, docs/model.md "Local attention"): a window of positions s
-# with |s - p_t| <= W around the centre p_t (_centres, window_local_m.py or window_local_p.py),
+# with |s - p_t| <= W around the centre p_t (_centres: window_local_m.py, window_local_p.py or
+# window_local_p_offset.py),
 # the normaliser over the window, a Gaussian with sigma = W / 2, renormalised:
 #   a_ts = align_s exp(-(s - p_t)^2 / (2 sigma^2)) / Z
 
