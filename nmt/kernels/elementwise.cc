@@ -5,6 +5,7 @@
 #include <ATen/Parallel.h>
 
 #include "nmt/kernels/kernels.h"
+#include "nmt/kernels/map_rows.h"
 #include "nmt/kernels/sentence_kernels.h"
 
 namespace nmt {
@@ -35,35 +36,15 @@ at::Tensor gru_cell_rows(const at::Tensor& input_gates, const at::Tensor& hidden
   return out;
 }
 
-namespace {
-
-// y = f(x) row by row over the last dimension of a CPU float or double tensor: row_kernel(x_row,
-// y_row, size) is called with one of the *_sentence overloads for the tensor's type.
-template <typename RowKernel>
-at::Tensor map_rows(const at::Tensor& x, RowKernel row_kernel) {
-  const at::Tensor in = x.contiguous();
-  const std::int64_t size = in.size(-1), rows = size == 0 ? 0 : in.numel() / size;
-  at::Tensor out = at::empty_like(in);
-  AT_DISPATCH_FLOATING_TYPES(in.scalar_type(), "map_rows", [&] {
-    const scalar_t* xp = in.data_ptr<scalar_t>();
-    scalar_t* yp = out.data_ptr<scalar_t>();
-    at::parallel_for(0, rows, 1, [&](std::int64_t begin, std::int64_t end) {
-      for (std::int64_t r = begin; r < end; ++r) row_kernel(xp + r * size, yp + r * size, size);
-    });
-  });
-  return out;
-}
-
-}  // namespace
-
 at::Tensor tanh_rows(const at::Tensor& x) {
   if (!inference_kernels_apply(x, at::Tensor()) || x.dim() == 0) return at::tanh(x);
-  return map_rows(x, [](const auto* in, auto* out, std::int64_t size) { tanh_sentence(in, out, size); });
+  return kernel_rows::map_rows(x, [](const auto* in, auto* out, std::int64_t size) { tanh_sentence(in, out, size); });
 }
 
 at::Tensor softmax_last(const at::Tensor& scores) {
   if (!inference_kernels_apply(scores, at::Tensor()) || scores.dim() == 0) return scores.softmax(/*dim=*/-1);
-  return map_rows(scores, [](const auto* in, auto* out, std::int64_t size) { softmax_sentence(in, out, size); });
+  return kernel_rows::map_rows(scores,
+                               [](const auto* in, auto* out, std::int64_t size) { softmax_sentence(in, out, size); });
 }
 
 }  // namespace nmt

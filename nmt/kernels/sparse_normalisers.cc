@@ -5,8 +5,6 @@
 // one sort of the row's real scores and two loops; greedy decoding with 1.5-entmax lost a fifth of
 // its speed to them (docs/benchmarks.md, the attention study).
 #include <ATen/ATen.h>
-#include <ATen/Dispatch.h>
-#include <ATen/Parallel.h>
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +13,7 @@
 #include <vector>
 
 #include "nmt/kernels/kernels.h"
+#include "nmt/kernels/map_rows.h"
 
 namespace nmt {
 namespace {
@@ -96,31 +95,6 @@ void entmax15_row(const T* in, T* out, std::int64_t size) {
   }
 }
 
-// Each row of the last dimension of a CPU float or double tensor through row(in, out, size).
-template <template <typename> class Row>
-at::Tensor each_row(const at::Tensor& scores) {
-  const at::Tensor in = scores.contiguous();
-  const std::int64_t size = in.size(-1), rows = size == 0 ? 0 : in.numel() / size;
-  at::Tensor out = at::empty_like(in);
-  AT_DISPATCH_FLOATING_TYPES(in.scalar_type(), "sparse_normaliser_rows", [&] {
-    const scalar_t* xp = in.data_ptr<scalar_t>();
-    scalar_t* yp = out.data_ptr<scalar_t>();
-    at::parallel_for(0, rows, 1, [&](std::int64_t begin, std::int64_t end) {
-      for (std::int64_t r = begin; r < end; ++r) Row<scalar_t>::apply(xp + r * size, yp + r * size, size);
-    });
-  });
-  return out;
-}
-
-template <typename T>
-struct Sparsemax {
-  static void apply(const T* in, T* out, std::int64_t size) { sparsemax_row(in, out, size); }
-};
-template <typename T>
-struct Entmax15 {
-  static void apply(const T* in, T* out, std::int64_t size) { entmax15_row(in, out, size); }
-};
-
 void check_applies(const at::Tensor& scores, const char* name) {
   TORCH_CHECK(inference_kernels_apply(scores, at::Tensor()) && scores.dim() > 0, name,
               ": CPU float or double scores without autograd only, got ", scores.sizes(), " ",
@@ -131,12 +105,14 @@ void check_applies(const at::Tensor& scores, const char* name) {
 
 at::Tensor sparsemax_rows(const at::Tensor& scores) {
   check_applies(scores, "sparsemax_rows");
-  return each_row<Sparsemax>(scores);
+  return kernel_rows::map_rows(scores,
+                               [](const auto* in, auto* out, std::int64_t size) { sparsemax_row(in, out, size); });
 }
 
 at::Tensor entmax15_rows(const at::Tensor& scores) {
   check_applies(scores, "entmax15_rows");
-  return each_row<Entmax15>(scores);
+  return kernel_rows::map_rows(scores,
+                               [](const auto* in, auto* out, std::int64_t size) { entmax15_row(in, out, size); });
 }
 
 }  // namespace nmt
