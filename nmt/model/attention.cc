@@ -72,8 +72,7 @@ at::Tensor AttentionImpl::learnt_centres(const at::Tensor& query, const at::Tens
   // v_p^T tanh(W_p q): [batch, D] -> [batch, A] -> [batch, 1]
   const at::Tensor energy = stable_linear(tanh_rows(stable_linear(query, position_layer_->weight)),
                                           position_energy_->weight);
-  return window_ == AttentionWindow::local_p ? predicted_centres(energy, real_lengths(mask))
-                                             : offset_centres(step, real_lengths(mask), energy, window_size_);
+  return nmt::learnt_centres(window_, step, real_lengths(mask), energy, window_size_);
 }
 
 BahdanauAttention::BahdanauAttention(std::int64_t query_size, std::int64_t memory_size, std::int64_t attention_size) {

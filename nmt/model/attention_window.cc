@@ -20,6 +20,14 @@ at::Tensor offset_centres(std::int64_t step, const at::Tensor& lengths, const at
   return monotonic_centres(step, lengths, energy) + energy.squeeze(-1).tanh() * static_cast<double>(window);
 }
 
+at::Tensor learnt_centres(AttentionWindow window, std::int64_t step, const at::Tensor& lengths,
+                          const at::Tensor& energy, std::int64_t size) {
+  TORCH_CHECK(window == AttentionWindow::local_p || window == AttentionWindow::local_p_offset,
+              "learnt_centres: only local-p and local-p-offset learn their centres");
+  return window == AttentionWindow::local_p ? predicted_centres(energy, lengths)
+                                            : offset_centres(step, lengths, energy, size);
+}
+
 at::Tensor local_attention_weights(const at::Tensor& scores, const at::Tensor& centres, std::int64_t window,
                                    AttentionNormaliser normaliser) {
   return local_attention_weights(scores, centres, window,
@@ -36,7 +44,8 @@ at::Tensor local_attention_weights(const at::Tensor& scores, const at::Tensor& c
   const at::Tensor outside = distance.abs() > static_cast<double>(window);  // a discrete choice: no gradient
   const at::Tensor aligned = normalise(scores.masked_fill(outside, -std::numeric_limits<double>::infinity()));
   const double sigma = static_cast<double>(window) / 2;
-  // The Gaussian carries local-p's and local-p-offset's gradient to its position network (the window's edges do not).
+  // The Gaussian carries local-p's and local-p-offset's gradient to their position network (the
+  // window's edges do not).
   const at::Tensor product = aligned * (distance.square() * (-1 / (2 * sigma * sigma))).exp();
   return product / product.cumsum(-1).narrow(-1, columns - 1, 1);
 }

@@ -33,6 +33,11 @@ at::Tensor predicted_centres(const at::Tensor& energy, const at::Tensor& lengths
 /// real position min(step, n - 1), so no row is empty and the gradient never stops at a bound.
 at::Tensor offset_centres(std::int64_t step, const at::Tensor& lengths, const at::Tensor& energy, std::int64_t window);
 
+/// The centres of a window with a position network from its energy [rows, 1]: local-p's
+/// predicted_centres or local-p-offset's offset_centres (the trainable and the inference model both).
+at::Tensor learnt_centres(AttentionWindow window, std::int64_t step, const at::Tensor& lengths,
+                          const at::Tensor& energy, std::int64_t size);
+
 /// scores [rows, src_len] (-inf at padding), centres [rows] -> a [rows, src_len]: rows sum to 1,
 /// exactly 0 outside the window and at padding. The row's sum is sequential (cumsum), so padding
 /// after the row changes no bit of it.

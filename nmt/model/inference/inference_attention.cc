@@ -47,11 +47,8 @@ at::Tensor InferenceAttention::weights(const at::Tensor& query, const at::Tensor
       // v_p^T tanh(W_p q), from the query itself (not q' = Q q), to local-p's centre
       // (n - 1) sigmoid(.) or local-p-offset's min(t, n - 1) + W tanh(.)
       const at::Tensor energy = position_energy_(tanh_rows(position_layer_(query)));
-      const at::Tensor lengths = real_lengths(mask);
-      const at::Tensor centres = window_ == AttentionWindow::local_p
-                                     ? predicted_centres(energy, lengths)
-                                     : offset_centres(step, lengths, energy, window_size_);
-      weights = local_attention_weights(scores, centres, window_size_, normaliser_);
+      weights = local_attention_weights(scores, learnt_centres(window_, step, real_lengths(mask), energy, window_size_),
+                                        window_size_, normaliser_);
       break;
     }
   }
