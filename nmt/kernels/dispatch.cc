@@ -15,13 +15,16 @@ namespace nmt {
 CpuFeatures capped_cpu_features(CpuFeatures detected, const char* ceiling) {
   // A ceiling on what the CPU has (never more), for A/B measurements and for testing every
   // kernel build on one machine; like PyTorch's ATEN_CPU_CAPABILITY.
+  // avx512bw: AVX-512 without VNNI, for the int8 kernels (the float ones need only AVX-512F).
   const std::string name = ceiling != nullptr ? ceiling : "";
-  if (name == "avx2") {
-    detected.avx512f = false;
+  if (name == "avx512bw") {
+    detected.avx512vnni = false;
+  } else if (name == "avx2") {
+    detected.avx512f = detected.avx512bw = detected.avx512vnni = false;
   } else if (name == "portable") {
-    detected.avx512f = detected.avx2_fma = false;
+    detected = CpuFeatures{};
   } else if (!name.empty() && name != "avx512") {
-    throw ConfigError("NMT_CPU_CAPABILITY: " + quoted_excerpt(name) + " is not one of avx512, avx2, portable");
+    throw ConfigError("NMT_CPU_CAPABILITY: " + quoted_excerpt(name) + " is not one of avx512, avx512bw, avx2, portable");
   }
   return detected;
 }
@@ -33,6 +36,8 @@ const CpuFeatures& cpu_features() {
     __builtin_cpu_init();
     f.avx2_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     f.avx512f = __builtin_cpu_supports("avx512f");
+    f.avx512bw = f.avx512f && __builtin_cpu_supports("avx512bw");
+    f.avx512vnni = f.avx512bw && __builtin_cpu_supports("avx512vnni");
 #endif
     return capped_cpu_features(f, std::getenv("NMT_CPU_CAPABILITY"));
   }();

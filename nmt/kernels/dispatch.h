@@ -9,10 +9,12 @@ namespace nmt {
 struct CpuFeatures {
   bool avx2_fma = false;  // AVX2 and FMA (Haswell, Zen and later)
   bool avx512f = false;   // AVX-512 Foundation (Skylake-X Xeons and later)
+  bool avx512bw = false;  // AVX-512 byte and word instructions (the int8 kernels' vpmaddubsw on 512 bits)
+  bool avx512vnni = false;  // AVX-512 VNNI's vpdpbusd (Cascade Lake, Ice Lake, Zen 4 and later)
 };
 
 /// This CPU's features, detected once (all false off x86), capped by the environment variable
-/// NMT_CPU_CAPABILITY (avx512, avx2 or portable; unset or empty: no cap). Throws ConfigError on
+/// NMT_CPU_CAPABILITY (avx512, avx512bw, avx2 or portable; unset or empty: no cap). Throws ConfigError on
 /// another value.
 const CpuFeatures& cpu_features();
 

@@ -9,6 +9,8 @@
 //   elementwise.cc               GRU cell, tanh, masked softmax by rows
 //   log_softmax.cc               the output layer's log-softmax
 //   packed_linear.cc             the row-invariant product (PackedLinear, stable_linear)
+//   int8_linear.cc               int8 products: quantization, the portable loop, the kernel's choice
+//   int8_kernels_x86.cc          int8 products' AVX2, AVX-512BW and AVX-512 VNNI loops
 //
 // Additive energy (Bahdanau and Luong concat scores), differentiable:
 //
@@ -39,6 +41,8 @@
 
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
+
+#include "nmt/core/enum_names.h"
 
 #include <cstdint>
 #include <memory>
@@ -142,29 +146,43 @@ float fast_sigmoid(float x);
 // than OpenBLAS at the row counts of search (docs/benchmarks.md), with no per-call packing of the
 // 8000 x 256 output matrix; stable_linear() packs per call. Training (autograd) and other devices use at::linear.
 
+/// The arithmetic of inference's products: float32 (the chain above; the default) or int8 (below).
+enum class Precision { float32, int8 };
+
+const EnumNames<Precision>& enum_names(Precision);  // float32, int8
+
 /// A copy of `tensor` on `device`, detached from autograd: what the inference model holds (later
 /// changes to the original never reach it).
 at::Tensor snapshot(const at::Tensor& tensor, const c10::Device& device);
 
 struct PackedWeight;
+namespace int8 {
+struct Int8Weight;
+}
 
 /// y = W x + b with W packed once: a snapshot of the weight and bias as they were when it was made
 /// (copies on `device`). Row-invariant (the chain above) when the inference kernels apply
-/// (kernels.h), at::linear otherwise. Safe to call from several threads at once.
+/// (kernels.h), at::linear otherwise. With Precision::int8 (a float weight on the CPU) it also
+/// holds W quantized, and float input on the CPU without autograd takes the int8 product below.
+/// Safe to call from several threads at once.
 class PackedLinear {
  public:
   PackedLinear() = default;
   /// weight [out, in], bias [out] or undefined.
-  PackedLinear(const at::Tensor& weight, const at::Tensor& bias, const c10::Device& device);
+  PackedLinear(const at::Tensor& weight, const at::Tensor& bias, const c10::Device& device,
+               Precision precision = Precision::float32);
   /// input [..., in] -> [..., out].
   at::Tensor operator()(const at::Tensor& input) const;
   bool defined() const { return weight_.defined(); }
   const at::Tensor& weight() const { return weight_; }
   const at::Tensor& bias() const { return bias_; }
+  /// int8 when the int8 product runs for float input on the CPU, else float32.
+  Precision precision() const { return int8_ ? Precision::int8 : Precision::float32; }
 
  private:
   at::Tensor weight_, bias_;                    // contiguous copies
-  std::shared_ptr<const PackedWeight> packed_;  // float on a CPU with AVX2 + FMA; else null
+  std::shared_ptr<const PackedWeight> packed_;  // float on a CPU with AVX2 + FMA, without int8_; else null
+  std::shared_ptr<const int8::Int8Weight> int8_;  // with Precision::int8; else null
 };
 
 /// at::linear(input, weight, bias): input [..., in], weight [out, in], bias [out] or undefined.
@@ -179,5 +197,33 @@ std::string kernel_capability();
 /// The chain above as plain scalar loops, for the tests: input [rows, in] float or double.
 at::Tensor fma_chain_linear_reference(const at::Tensor& input, const at::Tensor& weight,
                                       const at::Tensor& bias = at::Tensor());
+
+// ---------------------------------------------------------------------------------------------
+// int8 products (opt-in quantized decoding, --precision int8; docs/search.md, "int8 decoding").
+//
+// W is quantized once, symmetrically, one scale per output row; each input row at every call:
+//
+//   sw[n] = max_k |W[n, k]| / 127     qw[n, k] = round(W[n, k] / sw[n])   (to nearest, ties to even)
+//   sx[r] = max_k |x[r, k]| / 127     qx[r, k] = round(x[r, k] / sx[r])   (computed as x * (127 / max))
+//   y[r, n] = float(sum_k qx[r, k] qw[n, k]) * (sx[r] * sw[n]) + b[n]
+//
+// The sum is exact in int32 (|qx qw| <= 127^2, at most 65,536 inputs), so its order does not
+// matter, and the epilogue is one multiply, one multiply and one add, never fused: every kernel
+// (AVX-512 VNNI, AVX-512BW, AVX2, portable) gives the same bits, and a row's result depends on
+// that row alone (batch invariance). A zero row gives qx = 0, sx = 0; a row with NaN or an
+// infinity gives NaN in every output.
+
+/// The int8 kernels this CPU runs, narrowest first: "portable", then "avx2", "avx512bw", "vnni" as
+/// it has them (under NMT_CPU_CAPABILITY's cap).
+std::vector<std::string> int8_kernels();
+/// The one that runs: the last of int8_kernels().
+std::string int8_kernel();
+/// The int8 product of input [..., in] (float, CPU) with weight [out, in] and bias [out] (or
+/// undefined), quantized for this call, with one of int8_kernels() (the tests and benchmarks).
+at::Tensor int8_linear(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias,
+                       const std::string& kernel);
+/// The definition above as plain scalar loops over unpacked values: input [rows, in] float.
+at::Tensor int8_linear_reference(const at::Tensor& input, const at::Tensor& weight,
+                                 const at::Tensor& bias = at::Tensor());
 
 }  // namespace nmt

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "nmt/kernels/dispatch.h"
+#include "nmt/kernels/int8_linear.h"
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #include <immintrin.h>
@@ -353,20 +354,31 @@ at::Tensor stable_linear(const at::Tensor& input, const at::Tensor& weight, cons
   return chain_linear(input, weight, bias, /*reference=*/false);
 }
 
+const EnumNames<Precision>& enum_names(Precision) {
+  static const EnumNames<Precision> names("precision", {{Precision::float32, "float32"}, {Precision::int8, "int8"}});
+  return names;
+}
+
 at::Tensor snapshot(const at::Tensor& tensor, const c10::Device& device) {
   return tensor.detach().to(device, tensor.scalar_type(), /*non_blocking=*/false, /*copy=*/true);
 }
 
-PackedLinear::PackedLinear(const at::Tensor& weight, const at::Tensor& bias, const c10::Device& device) {
+PackedLinear::PackedLinear(const at::Tensor& weight, const at::Tensor& bias, const c10::Device& device,
+                           Precision precision) {
   TORCH_CHECK(weight.dim() == 2 && (!bias.defined() || (bias.dim() == 1 && bias.size(0) == weight.size(0))),
               "PackedLinear: weight must be [out, in] and bias [out]");
   weight_ = snapshot(weight, device).contiguous();
   if (bias.defined()) bias_ = snapshot(bias, device).contiguous();
-  if (packs(weight_)) packed_ = pack(weight_);
+  if (precision == Precision::int8 && weight_.is_cpu() && weight_.scalar_type() == at::kFloat) {
+    int8_ = quantize_for_int8(weight_, bias_);  // float input always takes it: no float panels needed
+  } else if (packs(weight_)) {
+    packed_ = pack(weight_);
+  }
 }
 
 at::Tensor PackedLinear::operator()(const at::Tensor& input) const {
   if (!inference_kernels_apply(input, weight_)) return at::linear(input, weight_, bias_);
+  if (int8_ && input.scalar_type() == at::kFloat) return int8_product(input, *int8_);
   return chain_linear(input, weight_, bias_, /*reference=*/false, packed_.get());
 }
 

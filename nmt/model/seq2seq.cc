@@ -65,8 +65,9 @@ void Seq2SeqImpl::set_training_step(std::int64_t step) {
   if (config_.attention_normaliser == AttentionNormaliser::hard) decoder_->set_attention_temperature(gumbel_temperature(step));
 }
 
-std::unique_ptr<InferenceModel> Seq2SeqImpl::for_inference(const c10::Device& device) const {
-  return std::make_unique<InferenceModel>(*this, device);
+std::unique_ptr<InferenceModel> Seq2SeqImpl::for_inference(const c10::Device& device,
+                                                          const InferencePrecision& precision) const {
+  return std::make_unique<InferenceModel>(*this, device, precision);
 }
 
 Seq2SeqOutput Seq2SeqImpl::forward(const at::Tensor& source, const at::Tensor& source_lengths,

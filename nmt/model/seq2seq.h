@@ -14,6 +14,7 @@
 
 #include "nmt/model/decoder.h"
 #include "nmt/model/encoder.h"
+#include "nmt/model/inference/inference_precision.h"
 #include "nmt/model/model_config.h"
 
 namespace nmt {
@@ -50,7 +51,8 @@ class Seq2SeqImpl : public torch::nn::Module {
 
   /// The inference form on `device`: a copy of the parameters as they are now (later changes to this
   /// model do not reach it), with what search reads prepared once (nmt/model/inference/inference_model.h).
-  std::unique_ptr<InferenceModel> for_inference(const c10::Device& device) const;
+  /// `precision`: which of its products run in int8 (inference_precision.h); float32 by default.
+  std::unique_ptr<InferenceModel> for_inference(const c10::Device& device, const InferencePrecision& precision = {}) const;
 
   const ModelConfig& config() const { return config_; }
   /// What depends on the optimizer steps taken: hard attention's Gumbel-softmax temperature

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <type_traits>
 
@@ -224,6 +225,14 @@ RequestSearch request_search(const json& request, const ServeOptions& options) {
     if (!request["tag"].is_string()) throw HttpError(400, "tag: must be a string, got " + shown(request["tag"]));
     search.tag = request["tag"].get<std::string>();
   }
+  search.precision = options.precision;
+  if (request.contains("precision")) {
+    const json& value = request["precision"];
+    const std::optional<Precision> precision =
+        value.is_string() ? enum_names(Precision{}).find(value.get<std::string>()) : std::nullopt;
+    if (!precision) throw HttpError(400, "precision: must be \"float32\" or \"int8\", got " + shown(value));
+    search.precision = *precision;
+  }
   return search;
 }
 
@@ -244,7 +253,7 @@ json search_defaults(const SearchOptions& search) {
 json translate_native(const json& request, ApiContext& context) {
   if (!request.is_object()) throw HttpError(400, "request body: must be a JSON object");
   static const std::set<std::string> known = [] {
-    std::set<std::string> fields = {"text", "replace_unk", "tag"};
+    std::set<std::string> fields = {"text", "replace_unk", "tag", "precision"};
     for_each_search_option([&](const SearchOptionDoc& doc, auto) { fields.insert(doc.field); });
     return fields;
   }();

@@ -27,6 +27,11 @@ void ServeLimits::validate() const {
                  "max-connection-wait", "in (0, 3600] seconds", std::to_string(max_connection_wait_s));
 }
 
+InferencePrecision ServeOptions::int8_form() const {
+  return int8_products.empty() ? InferencePrecision::of(Precision::int8)
+                               : InferencePrecision::parse(int8_products, "int8-products");
+}
+
 void ServeOptions::validate() const {
   if (checkpoints.empty()) throw ConfigError("model: give at least one checkpoint");
   check_thread_count(threads, "threads");
@@ -39,6 +44,9 @@ void ServeOptions::validate() const {
     require_option(ok, name, "a language code such as es or en", "'" + *code + "'");
   }
   search.validate();
+  if (precision == Precision::int8 && !int8_form().any()) {
+    throw ConfigError("precision int8 needs an int8 form, and int8-products is none");
+  }
   require_option(search.beam_size <= limits.max_beam, "beam-size", "<= max-beam (" + std::to_string(limits.max_beam) + ")",
                  std::to_string(search.beam_size));
   queue.validate();

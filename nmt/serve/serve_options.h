@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "nmt/model/ensemble_decoder.h"
+#include "nmt/kernels/kernels.h"
+#include "nmt/model/inference/inference_precision.h"
 #include "nmt/search/search_options.h"
 #include "nmt/serve/translation_queue.h"
 #include "nmt/translate/translate_job.h"
@@ -47,9 +49,15 @@ struct ServeOptions {
   /// checkpoint's data.default-tag. The server resolves it at start-up.
   std::optional<std::string> tag;
   SearchOptions search;                   // a request's defaults
+  Precision precision = Precision::float32;  // a request's default ("precision" field)
+  /// The products of the int8 form (inference_precision.h; empty: --precision int8's default;
+  /// "none": no int8 form). The server makes it beside the float32 form with the native engine on
+  /// the CPU, so that each request may choose.
+  std::string int8_products;
   QueueOptions queue;
   ServeLimits limits;
   void validate() const;                  // ConfigError naming the option
+  InferencePrecision int8_form() const;   // int8_products parsed (ConfigError naming it)
 };
 
 }  // namespace nmt

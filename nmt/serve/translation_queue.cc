@@ -28,7 +28,8 @@ std::size_t QueueOptions::worker_count(const c10::Device& device) const {
 }
 
 bool operator==(const RequestSearch& a, const RequestSearch& b) {
-  return a.search == b.search && a.replace_unknown == b.replace_unknown && a.tag == b.tag;
+  return a.search == b.search && a.replace_unknown == b.replace_unknown && a.tag == b.tag &&
+         a.precision == b.precision;
 }
 
 TranslationTicket::Outcome TranslationTicket::wait(const std::function<bool()>& client_gone,
@@ -65,8 +66,9 @@ void TranslationTicket::fail(const std::string& message) {
 
 TranslationQueue::TranslationQueue(const IncrementalDecoder& model, Tokenizer source_tokenizer,
                                    Tokenizer target_tokenizer, c10::Device device, QueueOptions options,
-                                   BatchObserver on_batch)
+                                   BatchObserver on_batch, const IncrementalDecoder* int8_model)
     : model_(model),
+      int8_model_(int8_model),
       source_tokenizer_(std::move(source_tokenizer)),
       target_tokenizer_(std::move(target_tokenizer)),
       device_(device),
@@ -102,6 +104,9 @@ std::shared_ptr<TranslationTicket> TranslationQueue::submit(const std::vector<st
     throw ConfigError("replace_unk needs attention weights, and the model has attention = none");
   }
   if (search.search.hard_attention && !hard_attention_refusal_.empty()) throw ConfigError(hard_attention_refusal_);
+  if (search.precision == Precision::int8 && int8_model_ == nullptr) {
+    throw ConfigError("precision int8 is not offered here: it needs the native engine on the CPU");
+  }
   if (!search.tag.empty()) choose_tag(source_tokenizer_, &search.tag, "");  // a tag the model lacks: its request fails
   // A sentence too long for the reject policy fails its own request here, not a shared batch.
   if (options_.translate.long_inputs == LongInputPolicy::reject) {
@@ -206,8 +211,9 @@ Translator& TranslationQueue::translator_for(TranslatorCache& cache, const Reque
   options.search = search.search;
   options.replace_unknown = search.replace_unknown;
   options.source_tag = search.tag;
+  const IncrementalDecoder& model = search.precision == Precision::int8 ? *int8_model_ : model_;
   auto translator =
-      std::make_unique<Translator>(model_, source_tokenizer_, target_tokenizer_, std::move(options), device_);
+      std::make_unique<Translator>(model, source_tokenizer_, target_tokenizer_, std::move(options), device_);
   cache.emplace_back(search, std::move(translator));
   return *cache.back().second;
 }

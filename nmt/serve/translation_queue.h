@@ -26,6 +26,7 @@
 
 #include "nmt/core/blas_threads.h"
 #include "nmt/core/error.h"
+#include "nmt/kernels/kernels.h"
 #include "nmt/translate/translator.h"
 
 namespace nmt {
@@ -50,10 +51,11 @@ struct RequestSearch {
   SearchOptions search;
   bool replace_unknown = false;
   std::string tag;  // put before every source (TranslateOptions::source_tag); "": none
+  Precision precision = Precision::float32;  // int8: the queue's int8 form of the model runs it
 };
 
 /// Every member equal: every search option (SearchOptions' operator==, from its table),
-/// replace_unknown and the tag.
+/// replace_unknown, the tag and the precision.
 bool operator==(const RequestSearch& a, const RequestSearch& b);
 inline bool operator!=(const RequestSearch& a, const RequestSearch& b) { return !(a == b); }
 
@@ -105,9 +107,11 @@ class TranslationQueue {
   using BatchObserver = std::function<void(std::size_t sentences, double seconds)>;
 
   /// The model (an inference form) and tokenizers as for Translator; they must outlive the queue.
-  /// Starts the search workers.
+  /// `int8_model`: the same model with int8 products, for requests that ask for them (null: such
+  /// requests are refused). Starts the search workers.
   TranslationQueue(const IncrementalDecoder& model, Tokenizer source_tokenizer, Tokenizer target_tokenizer,
-                   c10::Device device, QueueOptions options, BatchObserver on_batch = nullptr);
+                   c10::Device device, QueueOptions options, BatchObserver on_batch = nullptr,
+                   const IncrementalDecoder* int8_model = nullptr);
   ~TranslationQueue();  // stop()
   TranslationQueue(const TranslationQueue&) = delete;
   TranslationQueue& operator=(const TranslationQueue&) = delete;
@@ -143,6 +147,7 @@ class TranslationQueue {
   Translator& translator_for(TranslatorCache& cache, const RequestSearch& search) const;
 
   const IncrementalDecoder& model_;
+  const IncrementalDecoder* int8_model_;  // null: no int8 form
   Tokenizer source_tokenizer_, target_tokenizer_;
   std::string hard_attention_refusal_;  // why the model cannot harden its attention; empty: it can
   c10::Device device_;

@@ -371,6 +371,9 @@ ModelInfo TranslationServer::State::describe_model() const {
       {"search_workers", queue->worker_count()},
       {"checkpoints", std::move(checkpoints)},
       {"defaults", search_defaults(options.search)},
+      {"precision", name_of(options.precision)},
+      {"precisions", loaded.int8_decoder() != nullptr ? json::array({"float32", "int8"}) : json::array({"float32"})},
+      {"int8_products", loaded.int8_decoder() != nullptr ? options.int8_form().describe() : "none"},
       {"tags", model_tags(first.source_tokenizer)},
       {"default_tag", tag},
       {"directions", directions_json(info.directions)},
@@ -394,14 +397,24 @@ TranslationServer::TranslationServer(ServeOptions options) : state_(std::make_un
   keep_freed_memory();
   at::set_num_threads(s.options.threads);
   s.device = parse_device(s.options.device);
-  s.loaded = load_models(s.options.checkpoints, s.options.engine, s.options.ensemble_mode, s.device);
+  // With the native engine on the CPU each model also gets its int8 form, for the requests that ask.
+  const InferencePrecision int8_form = s.options.int8_form();
+  const bool offers_int8 =
+      int8_form.any() && s.options.engine == TranslateEngine::native && s.device.is_cpu();
+  if (s.options.precision == Precision::int8 && !offers_int8) {
+    throw ConfigError("precision int8 needs the native engine on the CPU");
+  }
+  s.loaded = load_models(s.options.checkpoints, s.options.engine, s.options.ensemble_mode, s.device, {},
+                         offers_int8 ? &int8_form : nullptr);
   const LoadedModel& first = s.loaded.members.front();
   // The requests' default tag, checked once (a tag the model lacks stops the server here).
   s.options.tag = choose_tag(first.source_tokenizer, s.options.tag ? &*s.options.tag : nullptr,
                              default_tag_of(first.training_config));
   s.options.queue.translate.search = s.options.search;
   s.queue = std::make_unique<TranslationQueue>(
-      s.loaded.decoder(), first.source_tokenizer, first.target_tokenizer, s.device, s.options.queue, [this](std::size_t sentences, double seconds) { state_->metrics.count_batch(sentences, seconds); });
+      s.loaded.decoder(), first.source_tokenizer, first.target_tokenizer, s.device, s.options.queue,
+      [this](std::size_t sentences, double seconds) { state_->metrics.count_batch(sentences, seconds); },
+      s.loaded.int8_decoder());
   s.model = s.describe_model();
   s.http.new_task_queue = [threads = s.options.http_threads] {
     return new ConnectionPool(static_cast<std::size_t>(threads));

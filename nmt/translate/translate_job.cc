@@ -27,6 +27,16 @@ void TranslateJob::prepare() {
   if (stream.chunk_lines < 1) throw ConfigError("chunk-lines must be >= 1");
   translate.search.keep_attention = !attention_output.empty() || !alignment_output.empty();
   translate.validate();
+  if (!int8_products.empty() && precision != Precision::int8) {
+    throw ConfigError("int8-products needs precision int8");
+  }
+  inference_precision();  // a bad group is an option error too
+}
+
+InferencePrecision TranslateJob::inference_precision() const {
+  if (precision != Precision::int8) return {};
+  return int8_products.empty() ? InferencePrecision::of(precision)
+                               : InferencePrecision::parse(int8_products, "int8-products");
 }
 
 StreamSummary run_translate_job(TranslateJob job) {
@@ -34,7 +44,8 @@ StreamSummary run_translate_job(TranslateJob job) {
   keep_freed_memory();
   at::set_num_threads(job.threads);
   const c10::Device device = parse_device(job.device);
-  const LoadedEnsemble loaded = load_models(job.checkpoints, job.engine, job.ensemble_mode, device);
+  const LoadedEnsemble loaded =
+      load_models(job.checkpoints, job.engine, job.ensemble_mode, device, job.inference_precision());
   const LoadedModel& first = loaded.members.front();
   if (!job.shortlist.empty()) {  // read and checked with --score too, where it is not used
     auto shortlist = std::make_shared<const LexicalShortlist>(LexicalShortlist::load(job.shortlist));

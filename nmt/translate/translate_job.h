@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "nmt/model/ensemble_decoder.h"
+#include "nmt/model/inference/inference_precision.h"
 #include "nmt/translate/translate_stream.h"
 #include "nmt/translate/translator.h"
 
@@ -35,6 +36,11 @@ struct TranslateJob {
   StreamOptions stream;
   std::string device = "auto";              // auto, cpu, cuda or cuda:N
   int threads = 1;                          // CPU intra-op threads
+  Precision precision = Precision::float32; // int8: quantized products (kernels.h), CPU and native engine only
+  std::string int8_products;                // with int8: which groups (inference_precision.h); empty: int8's default
+
+  /// The products that run in int8: none for float32.
+  InferencePrecision inference_precision() const;
 
   /// Checks the options (ConfigError naming the option) before anything is loaded, and asks the
   /// search for attention when an output needs it.

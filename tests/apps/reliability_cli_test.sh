@@ -265,7 +265,7 @@ grep -qx 'lr = 0.005' "$work/canon/config.toml" && grep -qx 'max-steps = 2' "$wo
 expect 0 "" -- "$train" --config "$work/canon/config.toml" --run-dir "$work/canon2"
 
 # --- NMT_CPU_CAPABILITY: a cap on the kernels' vector build, refused by name at start. ------------
-expect_error 1 "NMT_CPU_CAPABILITY: 'sse' is not one of avx512, avx2, portable" -- \
+expect_error 1 "NMT_CPU_CAPABILITY: 'sse' is not one of avx512, avx512bw, avx2, portable" -- \
   env NMT_CPU_CAPABILITY=sse "$train" --config "$work/toy.toml" --run-dir "$work/capability"
 [[ ! -e $work/capability ]] && pass || fail "a refused NMT_CPU_CAPABILITY still made the run directory"
 expect_error 1 "NMT_CPU_CAPABILITY: 'AVX2' is not one of" -- \

@@ -163,4 +163,37 @@ for option in "--attention-output $work/a.json" "--alignment-output $work/a.txt"
 done
 [[ ! -e $work/plain-out.en && ! -e $work/a.json && ! -e $work/a.txt ]] && pass || fail "a refused run left an output file"
 
+
+# --precision int8 (quantized products, docs/search.md "int8 decoding"): 200 toy lines, greedy and
+# beam 5. The toy model (150 steps) scores near 0 BLEU against the references, so int8 is held to
+# float32's own output instead: BLEU >= 50 with float32's translations as the reference (a trained
+# model's BLEU within 1: Int8InferenceModel.ASmallTrainedModel...). Batch invariant in int8 too; bad
+# values name the option before anything is loaded or written.
+head -n 200 "$data/toy.es" >"$work/int8-in.es"
+for beam in 1 5; do
+  "$translate" -m "$model" -b "$beam" -i "$work/int8-in.es" -o "$work/float-$beam.en" 2>/dev/null
+  expect 0 "translated 200 sentences" -- "$translate" -m "$model" -b "$beam" --precision int8 -i "$work/int8-in.es" \
+    -o "$work/int8-$beam.en"
+  agreement=$("$bin/nmt-score" "$work/float-$beam.en" -i "$work/int8-$beam.en" --metrics bleu --json |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["bleu"]["score"])')
+  python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) >= 50 else 1)' "$agreement" && pass ||
+    fail "beam $beam: int8's BLEU against float32's translations is $agreement (at least 50 expected)"
+done
+"$translate" -m "$model" --precision int8 --scores -i "$work/in.es" -o "$work/int8-scored.en" 2>/dev/null
+"$translate" -m "$model" --precision int8 --scores --batch-sentences 1 -i "$work/in.es" -o "$work/int8-alone.en" 2>/dev/null
+cmp -s "$work/int8-scored.en" "$work/int8-alone.en" && pass ||
+  fail "int8: a batch of 1 differs from batched: $(diff "$work/int8-scored.en" "$work/int8-alone.en" | head -n 4)"
+for groups in output decoder attention encoder "output,decoder" all; do
+  expect 0 "" -- "$translate" -m "$model" --precision int8 --int8-products "$groups" -i "$work/in.es" -o "$work/int8-part.en"
+done
+expect_error 2 "--precision: unknown precision 'fp16' \(expected float32 or int8\)" -- "$translate" -m "$model" \
+  --precision fp16 -i "$work/in.es" -o "$work/int8-bad.en"
+expect_error 1 "int8-products needs precision int8" -- "$translate" -m "$model" --int8-products output \
+  -i "$work/in.es" -o "$work/int8-bad.en"
+expect_error 1 "int8-products: 'softmax' is not one of output, decoder, attention, encoder, all, none" -- \
+  "$translate" -m "$model" --precision int8 --int8-products output,softmax -i "$work/in.es" -o "$work/int8-bad.en"
+expect_error 1 "precision int8 needs the native engine" -- "$translate" -m "$model" --engine script --precision int8 \
+  -i "$work/in.es" -o "$work/int8-bad.en"
+[[ ! -e $work/int8-bad.en ]] && pass || fail "a refused int8 run left an output file"
+
 finish

@@ -339,22 +339,26 @@ TEST(SoftmaxLast, MasksExactlyAndDoesNotDependOnThePaddedWidth) {
 
 // NMT_CPU_CAPABILITY only lowers what the CPU has, and a value it does not know is refused by name.
 TEST(CpuCapability, CapsTheDetectedFeaturesAndRefusesUnknownNames) {
-  const CpuFeatures all{true, true}, avx2_only{true, false};
+  const CpuFeatures all{true, true, true, true}, avx2_only{true, false, false, false};
   for (const char* none : {static_cast<const char*>(nullptr), "", "avx512"}) {
     const CpuFeatures f = capped_cpu_features(all, none);
-    EXPECT_TRUE(f.avx2_fma && f.avx512f) << (none != nullptr ? none : "null");
+    EXPECT_TRUE(f.avx2_fma && f.avx512f && f.avx512bw && f.avx512vnni) << (none != nullptr ? none : "null");
   }
   EXPECT_FALSE(capped_cpu_features(avx2_only, "avx512").avx512f);  // a ceiling, never more
+  EXPECT_FALSE(capped_cpu_features(avx2_only, "avx512bw").avx512bw);
+  const CpuFeatures bw = capped_cpu_features(all, "avx512bw");  // AVX-512 without VNNI
+  EXPECT_TRUE(bw.avx2_fma && bw.avx512f && bw.avx512bw);
+  EXPECT_FALSE(bw.avx512vnni);
   const CpuFeatures avx2 = capped_cpu_features(all, "avx2");
   EXPECT_TRUE(avx2.avx2_fma);
-  EXPECT_FALSE(avx2.avx512f);
+  EXPECT_FALSE(avx2.avx512f || avx2.avx512bw || avx2.avx512vnni);
   const CpuFeatures portable = capped_cpu_features(all, "portable");
-  EXPECT_FALSE(portable.avx2_fma || portable.avx512f);
+  EXPECT_FALSE(portable.avx2_fma || portable.avx512f || portable.avx512bw || portable.avx512vnni);
   try {
     capped_cpu_features(all, "AVX2");
     ADD_FAILURE() << "an unknown capability was accepted";
   } catch (const ConfigError& e) {
-    EXPECT_STREQ(e.what(), "NMT_CPU_CAPABILITY: 'AVX2' is not one of avx512, avx2, portable");
+    EXPECT_STREQ(e.what(), "NMT_CPU_CAPABILITY: 'AVX2' is not one of avx512, avx512bw, avx2, portable");
   }
   try {  // one short line whatever the value holds
     capped_cpu_features(all, (std::string("avx2\n") + std::string(100, 'x')).c_str());

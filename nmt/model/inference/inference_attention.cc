@@ -12,14 +12,15 @@
 namespace nmt {
 
 InferenceAttention::InferenceAttention(const AttentionParts& parts, AttentionNormaliser normaliser,
-                                       const AttentionWindowParts& window, const c10::Device& device)
+                                       const AttentionWindowParts& window, const c10::Device& device,
+                                       Precision precision)
     : normaliser_(normaliser), window_(window.window), window_size_(window.size) {
   if (window.position_weight.defined()) {
     position_layer_ = PackedLinear(window.position_weight, at::Tensor(), device);
     position_energy_ = PackedLinear(window.position_v, at::Tensor(), device);
   }
-  if (parts.key_weight.defined()) key_layer_ = PackedLinear(parts.key_weight, at::Tensor(), device);
-  if (parts.query_weight.defined()) query_layer_ = PackedLinear(parts.query_weight, at::Tensor(), device);
+  if (parts.key_weight.defined()) key_layer_ = PackedLinear(parts.key_weight, at::Tensor(), device, precision);
+  if (parts.query_weight.defined()) query_layer_ = PackedLinear(parts.query_weight, at::Tensor(), device, precision);
   if (parts.v.defined()) v_ = snapshot(parts.v, device).contiguous();
 }
 

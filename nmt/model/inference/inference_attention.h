@@ -17,8 +17,9 @@ namespace nmt {
 
 class InferenceAttention {
  public:
+  /// `precision`: of the keys' and the query's products (the window's stay float32).
   InferenceAttention(const AttentionParts& parts, AttentionNormaliser normaliser, const AttentionWindowParts& window,
-                     const c10::Device& device);
+                     const c10::Device& device, Precision precision = Precision::float32);
 
   /// memory [sources, src_len, 2H] -> keys [sources, src_len, K].
   at::Tensor keys(const at::Tensor& memory) const;

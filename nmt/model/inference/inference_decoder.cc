@@ -8,16 +8,19 @@
 namespace nmt {
 
 InferenceDecoder::InferenceDecoder(const DecoderImpl& decoder, const ModelConfig& config,
-                                   const at::Tensor& target_embedding, const c10::Device& device)
+                                   const at::Tensor& target_embedding, const c10::Device& device,
+                                   const InferencePrecision& precision)
     : config_(config), layout_(decoder.layout()), gates_(3 * config.decoder_hidden_size) {
+  const Precision step = InferencePrecision::of_group(precision.decoder);
+  const Precision memory = InferencePrecision::of_group(precision.attention);
   if (decoder.attention() != nullptr) {
     attention_.emplace(decoder.attention()->parts(), decoder.attention()->normaliser(),
-                       decoder.attention()->window_parts(), device);
+                       decoder.attention()->window_parts(), device, memory);
   }
   for (std::size_t l = 0; l < decoder.layers().size(); ++l) {
     const GruWeights& w = decoder.layers()[l];
-    layers_.push_back({l == 0 ? PackedLinear() : PackedLinear(w.weight_ih, w.bias_ih, device),
-                       PackedLinear(w.weight_hh, w.bias_hh, device)});
+    layers_.push_back({l == 0 ? PackedLinear() : PackedLinear(w.weight_ih, w.bias_ih, device, step),
+                       PackedLinear(w.weight_hh, w.bias_hh, device, step)});
   }
   if (decoder.bridge()) bridge_ = PackedLinear(decoder.bridge()->weight, decoder.bridge()->bias, device);
 
@@ -33,7 +36,7 @@ InferenceDecoder::InferenceDecoder(const DecoderImpl& decoder, const ModelConfig
   std::vector<at::Tensor> context_blocks;
   if (gru_reads_context_) context_blocks.push_back(columns(first.weight_ih, *gru_block(DecoderInput::context)));
   context_blocks.push_back(columns(W_r, *readout_block(DecoderInput::context)));
-  projection_ = PackedLinear(at::cat(context_blocks, /*dim=*/0), at::Tensor(), device);
+  projection_ = PackedLinear(at::cat(context_blocks, /*dim=*/0), at::Tensor(), device, memory);
 
   // The table: one row of terms per target word (the embedding matrix's rows are the ê's).
   std::vector<at::Tensor> term_weights = {columns(first.weight_ih, *gru_block(DecoderInput::embedding))};
@@ -45,10 +48,10 @@ InferenceDecoder::InferenceDecoder(const DecoderImpl& decoder, const ModelConfig
   terms_ = PackedLinear(at::cat(term_weights), at::cat(term_biases), device)(target_embedding.detach().to(device));
 
   if (const ColumnBlock* feed = gru_block(DecoderInput::feed)) {
-    feed_gates_ = PackedLinear(columns(first.weight_ih, *feed), at::Tensor(), device);
+    feed_gates_ = PackedLinear(columns(first.weight_ih, *feed), at::Tensor(), device, step);
   }
   readout_state_ = PackedLinear(columns(W_r, *readout_block(DecoderInput::state)),
-                                readout_reads_embedding_ ? at::Tensor() : b_r, device);
+                                readout_reads_embedding_ ? at::Tensor() : b_r, device, step);
 }
 
 std::shared_ptr<InferenceState> InferenceDecoder::initial_state(const EncoderOutput& encoded,

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "nmt/kernels/kernels.h"
+#include "nmt/model/inference/inference_precision.h"
 #include "nmt/model/decoder.h"
 #include "nmt/model/decoder_walk.h"
 #include "nmt/model/encoder.h"
@@ -36,9 +37,10 @@ struct InferenceStep {
 class InferenceDecoder {
  public:
   /// The inference form of `decoder`; target_embedding [V_tgt, E] makes the per-word table. Copies
-  /// of the parameters on `device`.
+  /// of the parameters on `device`; `precision`: its decoder and attention groups say which
+  /// products run in int8 (the bridge and the table stay float32: they run once).
   InferenceDecoder(const DecoderImpl& decoder, const ModelConfig& config, const at::Tensor& target_embedding,
-                   const c10::Device& device);
+                   const c10::Device& device, const InferencePrecision& precision = {});
 
   /// The state before the first step: attention keys, projections, S_0 from the bridge (and
   /// r_0 = 0 with input feeding). mask [batch, src_len] bool, true at real positions.

@@ -10,9 +10,10 @@
 namespace nmt {
 
 InferenceEncoder::InferenceEncoder(const EncoderImpl& encoder, const at::Tensor& source_embedding,
-                                   const c10::Device& device) {
+                                   const c10::Device& device, Precision precision) {
   at::NoGradGuard no_grad;
   for (const auto& layer : encoder.layers()) {
+    const bool first_layer = layers_.empty();  // its input product makes the float32 table below
     std::array<Direction, 2> directions;
     for (std::size_t d = 0; d < 2; ++d) {
       const GruWeights& w = layer[d];
@@ -24,8 +25,8 @@ InferenceEncoder::InferenceEncoder(const EncoderImpl& encoder, const at::Tensor&
           continue;
         }
       }
-      directions[d] = {PackedLinear(w.weight_ih, w.bias_ih, device), PackedLinear(w.weight_hh, w.bias_hh, device),
-                       {}};
+      directions[d] = {PackedLinear(w.weight_ih, w.bias_ih, device, first_layer ? Precision::float32 : precision),
+                       PackedLinear(w.weight_hh, w.bias_hh, device, precision), {}};
     }
     layers_.push_back(std::move(directions));
   }
@@ -60,12 +61,18 @@ EncoderOutput InferenceEncoder::operator()(const at::Tensor& source, const at::T
       });
 }
 
-InferenceModel::InferenceModel(const Seq2SeqImpl& model, const c10::Device& device)
-    : config_(model.config()), device_(device), encoder_(*model.encoder(), model.source_embedding()->weight, device) {
+InferenceModel::InferenceModel(const Seq2SeqImpl& model, const c10::Device& device,
+                               const InferencePrecision& precision)
+    : config_(model.config()),
+      device_(device),
+      precision_(precision),
+      encoder_(*model.encoder(), model.source_embedding()->weight, device,
+               InferencePrecision::of_group(precision.encoder)) {
   at::NoGradGuard no_grad;  // the slices and concatenations below are copied, not trained
-  decoder_ = std::make_unique<const InferenceDecoder>(*model.decoder(), config_,
-                                                     snapshot(model.target_embedding()->weight, device), device);
-  output_ = PackedLinear(model.output()->weight(), model.output()->bias(), device);
+  decoder_ = std::make_unique<const InferenceDecoder>(
+      *model.decoder(), config_, snapshot(model.target_embedding()->weight, device), device, precision);
+  output_ = PackedLinear(model.output()->weight(), model.output()->bias(), device,
+                         InferencePrecision::of_group(precision.output));
 }
 
 DecoderStatePtr InferenceModel::encode(const at::Tensor& source, const at::Tensor& source_lengths) const {
@@ -101,7 +108,9 @@ std::shared_ptr<const OutputSubset> InferenceModel::output_subset(const at::Tens
   TORCH_CHECK(pieces.dim() == 1 && pieces.scalar_type() == at::kLong, "output_subset: pieces must be [K] int64");
   const at::Tensor ids = pieces.to(device_);
   const at::Tensor bias = output_.bias().defined() ? output_.bias().index_select(0, ids) : at::Tensor();
-  return std::make_shared<OutputRows>(ids, PackedLinear(output_.weight().index_select(0, ids), bias, device_), this);
+  // Quantized per row, a subset's int8 rows are the whole layer's rows.
+  return std::make_shared<OutputRows>(
+      ids, PackedLinear(output_.weight().index_select(0, ids), bias, device_, output_.precision()), this);
 }
 
 StepLogits InferenceModel::step_logits(const DecoderState& state, const at::Tensor& previous_tokens,

@@ -15,6 +15,7 @@
 #include "nmt/model/attention_hardening.h"
 #include "nmt/model/incremental_decoder.h"
 #include "nmt/model/inference/inference_decoder.h"
+#include "nmt/model/inference/inference_precision.h"
 #include "nmt/model/model_config.h"
 #include "nmt/model/seq2seq.h"
 #include "nmt/kernels/kernels.h"
@@ -24,8 +25,10 @@ namespace nmt {
 /// The bidirectional encoder with its products packed (encoder.h gives the walk).
 class InferenceEncoder {
  public:
-  /// source_embedding [V_src, E]: the rows the encoder reads.
-  InferenceEncoder(const EncoderImpl& encoder, const at::Tensor& source_embedding, const c10::Device& device);
+  /// source_embedding [V_src, E]: the rows the encoder reads. `precision`: of the recurrent products
+  /// and deeper layers' input products (the first layer's input gates are a float32 table).
+  InferenceEncoder(const EncoderImpl& encoder, const at::Tensor& source_embedding, const c10::Device& device,
+                   Precision precision = Precision::float32);
   /// source [batch, src_len] int64 piece ids, lengths [batch] int64 -> memory and final states as
   /// EncoderImpl::forward of their embeddings.
   EncoderOutput operator()(const at::Tensor& source, const at::Tensor& lengths) const;
@@ -46,7 +49,8 @@ class InferenceEncoder {
 
 class InferenceModel final : public IncrementalDecoder, public AttentionHardening {
  public:
-  InferenceModel(const Seq2SeqImpl& model, const c10::Device& device);
+  /// `precision`: which products run in int8 (inference_precision.h); float32 everywhere by default.
+  InferenceModel(const Seq2SeqImpl& model, const c10::Device& device, const InferencePrecision& precision = {});
 
   DecoderStatePtr encode(const at::Tensor& source, const at::Tensor& source_lengths) const override;
   StepOutput step(const DecoderState& state, const at::Tensor& previous_tokens) const override;
@@ -63,6 +67,7 @@ class InferenceModel final : public IncrementalDecoder, public AttentionHardenin
 
   const ModelConfig& config() const { return config_; }
   const c10::Device& device() const { return device_; }
+  const InferencePrecision& precision() const { return precision_; }
 
  private:
   /// The decoder's step up to the readout r_t, which every form of the output layer reads.
@@ -70,6 +75,7 @@ class InferenceModel final : public IncrementalDecoder, public AttentionHardenin
 
   ModelConfig config_;
   c10::Device device_;
+  InferencePrecision precision_;
   InferenceEncoder encoder_;
   std::shared_ptr<const InferenceDecoder> decoder_;  // a hardened copy holds its own (with_hard_attention)
   PackedLinear output_;  // W_out [V_tgt, R], b_out

@@ -1,0 +1,274 @@
+// The int8 products' vector loops (int8_linear.h): AVX2, AVX-512BW and AVX-512 VNNI. Each tile
+// keeps int32 sums of 16-column panels in registers over the whole depth and ends with the float
+// epilogue of int8_linear.h, written with separate multiplies and adds (this file is built with
+// -ffp-contract=off, so no fma joins them) in the scalar epilogue's order.
+//
+// Saturation. vpmaddubsw multiplies unsigned by signed bytes and adds each pair into a signed 16-bit
+// value with saturation. With the usual unsigned shift (qx + 128 in [1, 255]) a pair reaches
+// 2 * 255 * 127 = 64,770 > 32,767: it would saturate. AVX2 and AVX-512BW avoid the shift instead:
+// they multiply |qx| (unsigned, <= 127) by the weight with qx's sign moved onto it (signed, in
+// [-127, 127]), which is qx * qw, and a pair is at most 2 * 127 * 127 = 32,258: never saturated.
+// vpmaddwd with ones then adds the pairs into int32 exactly. VNNI's vpdpbusd adds its four
+// products into int32 with no 16-bit step, so it takes the shift (qx + 128, one byte) and subtracts
+// the correction 128 * sum_k qw[n, k] (Int8Weight::shift) at the end: the same exact sums.
+#include "nmt/kernels/int8_linear.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#define NMT_INT8_X86 1
+#define NMT_INT8_AVX2 __attribute__((target("avx2,fma")))
+#define NMT_INT8_AVX2_INLINE __attribute__((target("avx2,fma"), always_inline)) inline
+#define NMT_INT8_AVX512BW __attribute__((target("avx512f,avx512bw,avx2,fma")))
+#define NMT_INT8_AVX512BW_INLINE __attribute__((target("avx512f,avx512bw,avx2,fma"), always_inline)) inline
+#define NMT_INT8_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni,avx2,fma")))
+#define NMT_INT8_VNNI_INLINE __attribute__((target("avx512f,avx512bw,avx512vnni,avx2,fma"), always_inline)) inline
+#endif
+
+namespace nmt::int8 {
+
+#if defined(NMT_INT8_X86)
+namespace {
+
+constexpr std::int64_t kChunkRows = 192;  // rows per pass over the panels, so that their bytes stay in L2
+constexpr std::int64_t kPanelBytes = kPanel * kGroup;  // one group of a panel: 64 bytes
+
+inline std::int32_t four_bytes(const void* p) {
+  std::int32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// ---- AVX2: a tile of kRows rows x one panel, two registers of 8 columns per row.
+
+NMT_INT8_AVX2_INLINE void store_avx2(const __m256i acc[2], const Int8Rows& x, std::int64_t r, const Int8Weight& w,
+                                     std::int64_t column, float* y) {
+  const std::int64_t columns = std::min(kPanel, w.out - column);
+  alignas(32) float row[kPanel];
+  if (x.invalid[r] != 0) {
+    std::fill(row, row + kPanel, std::numeric_limits<float>::quiet_NaN());
+  } else {
+    const __m256 sx = _mm256_set1_ps(x.scales[r]);
+    for (int h = 0; h < 2; ++h) {
+      const __m256 scale = _mm256_mul_ps(sx, _mm256_loadu_ps(w.scales.data() + column + 8 * h));
+      const __m256 product = _mm256_mul_ps(_mm256_cvtepi32_ps(acc[h]), scale);
+      _mm256_store_ps(row + 8 * h, _mm256_add_ps(product, _mm256_loadu_ps(w.bias.data() + column + 8 * h)));
+    }
+  }
+  std::memcpy(y + r * w.out + column, row, sizeof(float) * static_cast<std::size_t>(columns));
+}
+
+template <int kRows>
+NMT_INT8_AVX2_INLINE void tile_avx2(const Int8Rows& x, std::int64_t r, const Int8Weight& w, std::int64_t p, float* y) {
+  const std::int8_t* panel = w.data.data_ptr<std::int8_t>() + p * w.groups * kPanelBytes;
+  const std::int8_t* q = x.values.data() + r * x.stride;
+  const __m256i ones = _mm256_set1_epi16(1);
+  __m256i acc[kRows][2];
+#pragma GCC unroll 4
+  for (int i = 0; i < kRows; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_si256();
+  for (std::int64_t g = 0; g < w.groups; ++g) {
+    const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + g * kPanelBytes));
+    const __m256i w1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + g * kPanelBytes + 32));
+#pragma GCC unroll 4
+    for (int i = 0; i < kRows; ++i) {
+      const __m256i xb = _mm256_set1_epi32(four_bytes(q + i * x.stride + g * kGroup));
+      const __m256i ax = _mm256_abs_epi8(xb);  // |qx|, and the sign goes onto the weights
+      const __m256i p0 = _mm256_maddubs_epi16(ax, _mm256_sign_epi8(w0, xb));
+      const __m256i p1 = _mm256_maddubs_epi16(ax, _mm256_sign_epi8(w1, xb));
+      acc[i][0] = _mm256_add_epi32(acc[i][0], _mm256_madd_epi16(p0, ones));
+      acc[i][1] = _mm256_add_epi32(acc[i][1], _mm256_madd_epi16(p1, ones));
+    }
+  }
+#pragma GCC unroll 4
+  for (int i = 0; i < kRows; ++i) store_avx2(acc[i], x, r + i, w, p * kPanel, y);
+}
+
+// ---- AVX-512: a tile of kRows rows x kPanels panels, one register of 16 columns per panel and row.
+
+NMT_INT8_AVX512BW_INLINE void store_avx512(const __m512i acc, const Int8Rows& x, std::int64_t r, const Int8Weight& w,
+                                           std::int64_t column, float* y) {
+  const std::int64_t columns = std::min(kPanel, w.out - column);
+  const __mmask16 mask = static_cast<__mmask16>((1u << columns) - 1u);
+  __m512 v;
+  if (x.invalid[r] != 0) {
+    v = _mm512_set1_ps(std::numeric_limits<float>::quiet_NaN());
+  } else {
+    const __m512 scale = _mm512_mul_ps(_mm512_set1_ps(x.scales[r]), _mm512_loadu_ps(w.scales.data() + column));
+    // The masked conversion: GCC 12 warns (wrongly) that the unmasked one reads an undefined value.
+    const __m512 product = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xFFFF, acc), scale);
+    v = _mm512_add_ps(product, _mm512_loadu_ps(w.bias.data() + column));
+  }
+  _mm512_mask_storeu_ps(y + r * w.out + column, mask, v);
+}
+
+template <int kRows, int kPanels>
+NMT_INT8_AVX512BW_INLINE void tile_avx512bw(const Int8Rows& x, std::int64_t r, const Int8Weight& w, std::int64_t p,
+                                            float* y) {
+  const std::int8_t* panel = w.data.data_ptr<std::int8_t>() + p * w.groups * kPanelBytes;
+  const std::int64_t panel_size = w.groups * kPanelBytes;
+  const std::int8_t* q = x.values.data() + r * x.stride;
+  const __m512i ones = _mm512_set1_epi16(1), zero = _mm512_setzero_si512();
+  __m512i acc[kRows][kPanels];
+#pragma GCC unroll 8
+  for (int i = 0; i < kRows; ++i) {
+#pragma GCC unroll 2
+    for (int j = 0; j < kPanels; ++j) acc[i][j] = zero;
+  }
+  for (std::int64_t g = 0; g < w.groups; ++g) {
+    __m512i wj[kPanels], negated[kPanels];
+#pragma GCC unroll 2
+    for (int j = 0; j < kPanels; ++j) {
+      wj[j] = _mm512_loadu_si512(panel + j * panel_size + g * kPanelBytes);
+      negated[j] = _mm512_sub_epi8(zero, wj[j]);
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < kRows; ++i) {
+      const __m512i xb = _mm512_set1_epi32(four_bytes(q + i * x.stride + g * kGroup));
+      const __m512i ax = _mm512_abs_epi8(xb);
+      const __mmask64 negative = _mm512_movepi8_mask(xb);  // AVX-512 has no vpsignb: -w where qx < 0
+#pragma GCC unroll 2
+      for (int j = 0; j < kPanels; ++j) {
+        const __m512i signed_w = _mm512_mask_blend_epi8(negative, wj[j], negated[j]);
+        acc[i][j] = _mm512_add_epi32(acc[i][j], _mm512_madd_epi16(_mm512_maddubs_epi16(ax, signed_w), ones));
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int i = 0; i < kRows; ++i) {
+#pragma GCC unroll 2
+    for (int j = 0; j < kPanels; ++j) store_avx512(acc[i][j], x, r + i, w, (p + j) * kPanel, y);
+  }
+}
+
+template <int kRows, int kPanels>
+NMT_INT8_VNNI_INLINE void tile_vnni(const Int8Rows& x, std::int64_t r, const Int8Weight& w, std::int64_t p, float* y) {
+  const std::int8_t* panel = w.data.data_ptr<std::int8_t>() + p * w.groups * kPanelBytes;
+  const std::int64_t panel_size = w.groups * kPanelBytes;
+  const std::uint8_t* u = x.unsigned_values.data() + r * x.stride;
+  __m512i acc[kRows][kPanels];
+#pragma GCC unroll 8
+  for (int i = 0; i < kRows; ++i) {
+#pragma GCC unroll 2
+    for (int j = 0; j < kPanels; ++j) acc[i][j] = _mm512_setzero_si512();
+  }
+  for (std::int64_t g = 0; g < w.groups; ++g) {
+    __m512i wj[kPanels];
+#pragma GCC unroll 2
+    for (int j = 0; j < kPanels; ++j) wj[j] = _mm512_loadu_si512(panel + j * panel_size + g * kPanelBytes);
+#pragma GCC unroll 8
+    for (int i = 0; i < kRows; ++i) {
+      const __m512i ub = _mm512_set1_epi32(four_bytes(u + i * x.stride + g * kGroup));
+#pragma GCC unroll 2
+      for (int j = 0; j < kPanels; ++j) acc[i][j] = _mm512_dpbusd_epi32(acc[i][j], ub, wj[j]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int i = 0; i < kRows; ++i) {
+#pragma GCC unroll 2
+    for (int j = 0; j < kPanels; ++j) {
+      const __m512i shift = _mm512_loadu_si512(w.shift.data() + (p + j) * kPanel);
+      store_avx512(_mm512_sub_epi32(acc[i][j], shift), x, r + i, w, (p + j) * kPanel, y);
+    }
+  }
+}
+
+// Rows [r, end) of panels p (and p + 1 when kPanels is 2): full tiles of 8 rows, then the rest.
+template <int kPanels>
+NMT_INT8_AVX512BW_INLINE void column_avx512bw(const Int8Rows& x, std::int64_t r, std::int64_t end, const Int8Weight& w,
+                                              std::int64_t p, float* y) {
+  for (; r + 8 <= end; r += 8) tile_avx512bw<8, kPanels>(x, r, w, p, y);
+  switch (end - r) {
+    case 7: tile_avx512bw<7, kPanels>(x, r, w, p, y); break;
+    case 6: tile_avx512bw<6, kPanels>(x, r, w, p, y); break;
+    case 5: tile_avx512bw<5, kPanels>(x, r, w, p, y); break;
+    case 4: tile_avx512bw<4, kPanels>(x, r, w, p, y); break;
+    case 3: tile_avx512bw<3, kPanels>(x, r, w, p, y); break;
+    case 2: tile_avx512bw<2, kPanels>(x, r, w, p, y); break;
+    case 1: tile_avx512bw<1, kPanels>(x, r, w, p, y); break;
+    default: break;
+  }
+}
+
+// The same with VNNI's tiles. 8 rows x 2 panels: GCC 12 spilled accumulators of 12-row tiles to
+// the stack around every vpdpbusd (a disassembly showed 18 stores per group).
+template <int kPanels>
+NMT_INT8_VNNI_INLINE void column_vnni(const Int8Rows& x, std::int64_t r, std::int64_t end, const Int8Weight& w,
+                                      std::int64_t p, float* y) {
+  for (; r + 8 <= end; r += 8) tile_vnni<8, kPanels>(x, r, w, p, y);
+  switch (end - r) {
+    case 7: tile_vnni<7, kPanels>(x, r, w, p, y); break;
+    case 6: tile_vnni<6, kPanels>(x, r, w, p, y); break;
+    case 5: tile_vnni<5, kPanels>(x, r, w, p, y); break;
+    case 4: tile_vnni<4, kPanels>(x, r, w, p, y); break;
+    case 3: tile_vnni<3, kPanels>(x, r, w, p, y); break;
+    case 2: tile_vnni<2, kPanels>(x, r, w, p, y); break;
+    case 1: tile_vnni<1, kPanels>(x, r, w, p, y); break;
+    default: break;
+  }
+}
+
+}  // namespace
+
+NMT_INT8_AVX2 void multiply_avx2(const Int8Rows& x, const Int8Weight& w, std::int64_t first, std::int64_t last,
+                                 float* y) {
+  for (std::int64_t chunk = 0; chunk < x.rows; chunk += kChunkRows) {
+    const std::int64_t chunk_end = std::min(x.rows, chunk + kChunkRows);
+    for (std::int64_t p = first; p < last; ++p) {
+      std::int64_t r = chunk;
+      for (; r + 4 <= chunk_end; r += 4) tile_avx2<4>(x, r, w, p, y);
+      switch (chunk_end - r) {
+        case 3: tile_avx2<3>(x, r, w, p, y); break;
+        case 2: tile_avx2<2>(x, r, w, p, y); break;
+        case 1: tile_avx2<1>(x, r, w, p, y); break;
+        default: break;
+      }
+    }
+  }
+}
+
+NMT_INT8_AVX512BW void multiply_avx512bw(const Int8Rows& x, const Int8Weight& w, std::int64_t first,
+                                         std::int64_t last, float* y) {
+  for (std::int64_t chunk = 0; chunk < x.rows; chunk += kChunkRows) {
+    const std::int64_t chunk_end = std::min(x.rows, chunk + kChunkRows);
+    for (std::int64_t p = first; p < last; p += 2) {
+      if (p + 1 < last) {
+        column_avx512bw<2>(x, chunk, chunk_end, w, p, y);
+      } else {
+        column_avx512bw<1>(x, chunk, chunk_end, w, p, y);
+      }
+    }
+  }
+}
+
+NMT_INT8_VNNI void multiply_vnni(const Int8Rows& x, const Int8Weight& w, std::int64_t first, std::int64_t last,
+                                 float* y) {
+  for (std::int64_t chunk = 0; chunk < x.rows; chunk += kChunkRows) {
+    const std::int64_t chunk_end = std::min(x.rows, chunk + kChunkRows);
+    for (std::int64_t p = first; p < last; p += 2) {
+      if (p + 1 < last) {
+        column_vnni<2>(x, chunk, chunk_end, w, p, y);
+      } else {
+        column_vnni<1>(x, chunk, chunk_end, w, p, y);
+      }
+    }
+  }
+}
+
+#else  // not x86: never chosen (int8_kernels() lists only "portable"), but defined
+
+void multiply_avx2(const Int8Rows& x, const Int8Weight& w, std::int64_t first, std::int64_t last, float* y) {
+  multiply_portable(x, w, first, last, y);
+}
+void multiply_avx512bw(const Int8Rows& x, const Int8Weight& w, std::int64_t first, std::int64_t last, float* y) {
+  multiply_portable(x, w, first, last, y);
+}
+void multiply_vnni(const Int8Rows& x, const Int8Weight& w, std::int64_t first, std::int64_t last, float* y) {
+  multiply_portable(x, w, first, last, y);
+}
+
+#endif
+
+}  // namespace nmt::int8

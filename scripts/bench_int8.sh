@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# int8 decoding against float32 (issue 47; docs/search.md, "int8 decoding"): bench_translate on the
+# test books, float32 and int8 alternating in one sitting, greedy and beam 5 (and with a shortlist
+# when given); then the BLEU and chrF2 of each configuration's translations (nmt-score, sacreBLEU's
+# settings) and the peak resident memory of each run. Model load and tokenization are not timed.
+# With --groups, one run per group of products in int8 (output, decoder, attention, encoder, all):
+# what each costs in BLEU and buys in speed.
+#
+# Usage: scripts/bench_int8.sh --model PT [--source FILE] [--reference FILE] [--rounds N]
+#                              [--shortlist FILE] [--groups "output decoder ..."] [--out DIR] [--build DIR]
+#   defaults: data/bible/test.es, data/bible/test.en, 3 rounds, no shortlist, no per-group runs,
+#   a temporary directory (kept with --out), build/
+# Prints one line per run and a summary table (medians of the rounds); run it on an idle machine.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+model="" source=$root/data/bible/test.es reference=$root/data/bible/test.en rounds=3 shortlist="" groups=""
+out="" build=$root/build
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --model) model=$(realpath -m "$2"); shift 2 ;;
+    --source) source=$(realpath -m "$2"); shift 2 ;;
+    --reference) reference=$(realpath -m "$2"); shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    --shortlist) shortlist=$(realpath -m "$2"); shift 2 ;;
+    --groups) groups=$2; shift 2 ;;
+    --out) out=$(realpath -m "$2"); shift 2 ;;
+    --build) build=$(realpath -m "$2"); shift 2 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) echo "bench_int8.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+fail() { echo "bench_int8.sh: $*" >&2; exit 1; }
+[[ -n $model ]] || fail "give --model PT (see --help)"
+for f in "$model" "$source" "$reference" ${shortlist:+"$shortlist"}; do [[ -f $f ]] || fail "missing $f"; done
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || fail "--rounds must be a positive number, got '$rounds'"
+bench=$build/bench/bench_translate score=$build/apps/nmt-score
+[[ -x $bench && -x $score ]] || fail "missing $bench or $score: build first (cmake --build build)"
+if [[ -z $out ]]; then
+  out=$(mktemp -d -t bench_int8.XXXXXX)
+  trap 'rm -rf "$out"' EXIT
+else
+  mkdir -p "$out"
+fi
+
+# run NAME BEAM INT8 [SHORTLIST]: one timed pass; appends "NAME sent/s MiB" to $out/runs.txt and
+# keeps the first round's translations as $out/NAME.txt.
+run() {
+  local name=$1 beam=$2 int8=$3 list=${4:-} log
+  local extra=()
+  [[ -n $list ]] && extra=(--shortlist "$list")
+  log=$("$bench" "$model" "$source" --beam "$beam" --int8 "$int8" --output "$out/$name.new" "${extra[@]}") ||
+    fail "bench_translate failed ($name)"
+  [[ -f $out/$name.txt ]] || mv "$out/$name.new" "$out/$name.txt"
+  rm -f "$out/$name.new"
+  local speed memory
+  speed=$(sed -n 's/.*: \([0-9.]*\) sentences\/s.*/\1/p' <<<"$log")
+  memory=$(sed -n 's/^peak resident memory \([0-9.]*\) MiB/\1/p' <<<"$log")
+  echo "$name $speed $memory" | tee -a "$out/runs.txt"
+}
+
+configs=("greedy 1" "beam5 5")
+for r in $(seq "$rounds"); do
+  for c in "${configs[@]}"; do
+    read -r label beam <<<"$c"
+    for precision in float32 int8; do
+      groups_of_run=none
+      [[ $precision == int8 ]] && groups_of_run=default  # what --precision int8 runs
+      run "$label-$precision" "$beam" "$groups_of_run"
+      if [[ -n $shortlist ]]; then run "$label-$precision-shortlist" "$beam" "$groups_of_run" "$shortlist"; fi
+    done
+  done
+done
+for g in $groups; do
+  run "greedy-int8-$g" 1 "$g"
+  run "beam5-int8-$g" 5 "$g"
+done
+
+python3 - "$out" "$score" "$reference" <<'PY'
+import json, statistics, subprocess, sys
+out, score, reference = sys.argv[1:]
+runs = {}
+for line in open(f"{out}/runs.txt"):
+    name, speed, memory = line.split()
+    runs.setdefault(name, []).append((float(speed), float(memory)))
+print(f"{'run':34} {'rounds':>6} {'sent/s median':>13} {'(range)':>17} {'peak MiB':>9} {'BLEU':>6} {'chrF2':>6}")
+for name, values in runs.items():
+    speeds = [s for s, _ in values]
+    result = json.loads(subprocess.run([score, reference, "-i", f"{out}/{name}.txt", "--json"], check=True,
+                                       capture_output=True, text=True).stdout)
+    print(f"{name:34} {len(values):6} {statistics.median(speeds):13.1f} {f'({min(speeds):.1f}-{max(speeds):.1f})':>17} "
+          f"{max(m for _, m in values):9.1f} {result['bleu']['score']:6.2f} {result['chrf']['score']:6.2f}")
+PY
