@@ -30,12 +30,7 @@ int main(int argc, char** argv) {
       "none)");
   app.add_option("--device", o.device, "auto, cpu, cuda or cuda:N")->capture_default_str();
   nmt::app::add_number_option(app, "--threads", o.threads, "CPU intra-op threads")->capture_default_str();
-  nmt::app::add_enum_option(app, "--precision", o.precision,
-                            "Requests' default arithmetic (their \"precision\" field chooses): float32, or int8 "
-                            "(quantized products, faster on the CPU; docs/search.md)");
-  app.add_option("--int8-products", o.int8_products,
-                 "The products of the int8 form: a list of output, decoder, attention, encoder, all, or none (no "
-                 "int8 form); default: the ones docs/search.md found worth their BLEU");
+  nmt::app::add_precision_flags(app, o.precision, o.int8_products, nmt::app::SearchFlags::serve);
   nmt::app::add_number_option(app, "--search-workers", q.search_workers,
                               "Threads translating batches, each with single-threaded BLAS (0: one per core, at most 4)")
       ->capture_default_str();

@@ -67,12 +67,7 @@ int main(int argc, char** argv) {
   app.add_flag("--score", score_mode, "Forced decoding: print log p(target | source) of the pairs instead");
   app.add_option("--targets,-t", job.score_targets, "With --score: the target sentences, line-parallel to the input");
   app.add_option("--device", job.device, "auto, cpu, cuda or cuda:N")->capture_default_str();
-  nmt::app::add_enum_option(app, "--precision", job.precision,
-                            "The products' arithmetic: float32, or int8 (quantized: faster on the CPU, within a few "
-                            "tenths of BLEU; native engine; docs/search.md)");
-  app.add_option("--int8-products", job.int8_products,
-                 "With --precision int8, which products: a list of output, decoder, attention, encoder (or all); "
-                 "default: the ones docs/search.md found worth their BLEU");
+  nmt::app::add_precision_flags(app, job.precision, job.int8_products, nmt::app::SearchFlags::translate);
   nmt::app::add_number_option(app, "--threads", job.threads, "CPU intra-op threads")->capture_default_str();
   nmt::app::add_enum_option(app, "--progress", progress,
                             "Sentences/s on stderr (auto: when stderr is a terminal and stdout is not)");

@@ -5,6 +5,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <string>
+
+#include "nmt/kernels/kernels.h"
 #include "nmt/search/search_options.h"
 
 namespace nmt::app {
@@ -16,5 +19,9 @@ enum class SearchFlags {
 
 /// Registers the flags of `program` bound to the fields of `options`, in the table's order.
 void add_search_flags(CLI::App& app, SearchOptions& options, SearchFlags program);
+
+/// --precision and --int8-products (docs/search.md, "int8 decoding"): nmt-translate's arithmetic,
+/// or nmt-serve's default of a request and its int8 form.
+void add_precision_flags(CLI::App& app, Precision& precision, std::string& int8_products, SearchFlags program);
 
 }  // namespace nmt::app

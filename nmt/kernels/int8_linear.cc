@@ -95,17 +95,19 @@ Int8Weight quantize_weight(const float* weight, std::int64_t out, std::int64_t i
   return w;
 }
 
-Int8Rows quantize_rows(const float* x, std::int64_t rows, std::int64_t in, bool with_unsigned) {
-  Int8Rows q;
+void quantize_rows(const float* x, std::int64_t rows, std::int64_t in, bool with_unsigned, Int8Rows& q) {
   q.rows = rows;
   q.stride = (in + kGroup - 1) / kGroup * kGroup;
-  q.values.assign(static_cast<std::size_t>(rows * q.stride), 0);
-  q.scales.assign(static_cast<std::size_t>(rows), 0.0f);
-  q.invalid.assign(static_cast<std::size_t>(rows), 0);
+  // Every byte and value below is written: `q` may hold an earlier call's (its buffers are reused).
+  q.values.resize(static_cast<std::size_t>(rows * q.stride));
+  q.scales.resize(static_cast<std::size_t>(rows));
+  q.invalid.resize(static_cast<std::size_t>(rows));
   for (std::int64_t r = 0; r < rows; ++r) {
+    std::int8_t* row = q.values.data() + r * q.stride;
     const RowRange range = range_of(x + r * in, in);
     q.invalid[r] = range.finite ? 0 : 1;
-    if (range.finite) q.scales[r] = quantize(x + r * in, in, range.max_abs, q.values.data() + r * q.stride);
+    q.scales[r] = range.finite ? quantize(x + r * in, in, range.max_abs, row) : 0.0f;
+    std::fill(row + (range.finite ? in : 0), row + q.stride, std::int8_t{0});
   }
   if (with_unsigned) {  // qx + 128 as a byte: the sign bit flipped
     q.unsigned_values.resize(q.values.size());
@@ -113,7 +115,6 @@ Int8Rows quantize_rows(const float* x, std::int64_t rows, std::int64_t in, bool 
       q.unsigned_values[i] = static_cast<std::uint8_t>(static_cast<std::uint8_t>(q.values[i]) ^ 0x80u);
     }
   }
-  return q;
 }
 
 float epilogue(std::int32_t acc, float row_scale, bool invalid_row, float weight_scale, float bias) {
@@ -163,7 +164,10 @@ const char* name_of(Kernel kernel) {
 
 // y [rows, out] = the int8 product of x [rows, in] (float, contiguous) with the kernel.
 void run(const float* x, std::int64_t rows, const Int8Weight& w, Kernel kernel, float* y) {
-  const Int8Rows q = quantize_rows(x, rows, w.in, kernel == Kernel::vnni);
+  // One buffer per calling thread, grown to the largest input and reused: fresh vectors at every
+  // product (several a decoder step) cost each worker's allocator arena tens of MiB of peak memory.
+  thread_local Int8Rows q;
+  quantize_rows(x, rows, w.in, kernel == Kernel::vnni, q);
   // Threads (if any) take panels: every output is the same exact sum, whoever computes it.
   at::parallel_for(0, w.panels, /*grain_size=*/16, [&](std::int64_t first, std::int64_t last) {
     switch (kernel) {
@@ -236,8 +240,9 @@ at::Tensor int8_linear_reference(const at::Tensor& input, const at::Tensor& weig
   const at::Tensor x = input.contiguous(), w = weight.contiguous();
   const std::int64_t rows = x.size(0), in = x.size(1), out = w.size(0);
   // Straight from the definitions in int8_linear.h, without the packed layout.
-  const int8::Int8Rows qx = int8::quantize_rows(x.data_ptr<float>(), rows, in, /*with_unsigned=*/false);
-  const int8::Int8Rows qw = int8::quantize_rows(w.data_ptr<float>(), out, in, /*with_unsigned=*/false);
+  int8::Int8Rows qx, qw;
+  int8::quantize_rows(x.data_ptr<float>(), rows, in, /*with_unsigned=*/false, qx);
+  int8::quantize_rows(w.data_ptr<float>(), out, in, /*with_unsigned=*/false, qw);
   at::Tensor y = at::empty({rows, out}, x.options());
   float* yp = y.data_ptr<float>();
   const at::Tensor b = bias.defined() ? bias.to(at::kFloat).contiguous() : bias;

@@ -52,8 +52,8 @@ enum class Kernel { portable, avx2, avx512bw, vnni };
 
 /// weight [out, in] float contiguous, bias [out] or null.
 Int8Weight quantize_weight(const float* weight, std::int64_t out, std::int64_t in, const float* bias);
-/// x [rows, in] float contiguous.
-Int8Rows quantize_rows(const float* x, std::int64_t rows, std::int64_t in, bool with_unsigned);
+/// x [rows, in] float contiguous, into `q` (its buffers reused: every value is written).
+void quantize_rows(const float* x, std::int64_t rows, std::int64_t in, bool with_unsigned, Int8Rows& q);
 
 /// y [rows, out] for panels [first, last): the kernel's loops (vector kernels in int8_kernels_x86.cc).
 void multiply_portable(const Int8Rows& x, const Int8Weight& w, std::int64_t first, std::int64_t last, float* y);

@@ -71,6 +71,24 @@ inline std::vector<AttentionKind> other_attention_kinds() {
           {AttentionNormaliser::softmax, AttentionWindow::local_p_offset}};
 }
 
+/// An architecture for the parameterised tests that run every one: score, decoder style, layers
+/// and attention kind.
+using Architecture = std::tuple<AttentionType, DecoderStyle, std::int64_t, AttentionKind>;
+
+/// tiny_config of the architecture.
+inline ModelConfig architecture_config(const Architecture& architecture) {
+  const auto [attention, style, layers, kind] = architecture;
+  ModelConfig config = tiny_config(attention, style, layers);
+  kind.apply(config);
+  return config;
+}
+
+/// A test name's part: "general_luong_1layers_sparsemax".
+inline std::string architecture_name(const Architecture& architecture) {
+  const auto [attention, style, layers, kind] = architecture;
+  return name_of(attention) + "_" + name_of(style) + "_" + std::to_string(layers) + "layers" + kind.suffix();
+}
+
 /// Central finite differences (step 1e-6) of loss() against autograd's gradients, for each named
 /// tensor of `checked` (double precision, leaves: requires_grad set or parameters), at about
 /// `samples` elements of each: |autograd - numeric| <= 1e-6 + 1e-5 |numeric|. Returns autograd's

@@ -22,16 +22,9 @@ namespace {
 
 const c10::Device kCpu(c10::kCPU);
 
-using Combination = std::tuple<AttentionType, DecoderStyle, std::int64_t, test::AttentionKind>;
-
-class EveryArchitecture : public ::testing::TestWithParam<Combination> {
+class EveryArchitecture : public ::testing::TestWithParam<test::Architecture> {
  protected:
-  ModelConfig config() const {
-    const auto [attention, style, layers, kind] = GetParam();
-    ModelConfig c = test::tiny_config(attention, style, layers);
-    kind.apply(c);
-    return c;
-  }
+  ModelConfig config() const { return test::architecture_config(GetParam()); }
 };
 
 // a and b agree within the tolerances, or are both undefined (attention = none gives no weights).
@@ -44,9 +37,8 @@ class EveryArchitecture : public ::testing::TestWithParam<Combination> {
   return ::testing::AssertionFailure() << "attention differs by " << (a - b).abs().max().item<double>();
 }
 
-std::string combination_name(const ::testing::TestParamInfo<Combination>& info) {
-  const auto [attention, style, layers, kind] = info.param;
-  return name_of(attention) + "_" + name_of(style) + "_" + std::to_string(layers) + "layers" + kind.suffix();
+std::string combination_name(const ::testing::TestParamInfo<test::Architecture>& info) {
+  return test::architecture_name(info.param);
 }
 
 TEST_P(EveryArchitecture, ShapesOfBothFaces) {
