@@ -82,14 +82,14 @@ TEST(TrainOptions, EveryTableEntryIsAFlagThatChangesItsOwnLineOfTheEffectiveConf
     std::vector<std::string> changed = dotted_lines(to_toml(parse({"--" + key, other_value(field)})));
     if constexpr (std::is_same_v<std::decay_t<decltype(field)>, CorpusList>) {
       // A corpus is a [[data.corpus]] table of its own, six keys, after [data]'s.
-      const auto table = std::stable_partition(changed.begin(), changed.end(), [](const std::string& line) {
+      const auto corpus_lines = std::stable_partition(changed.begin(), changed.end(), [](const std::string& line) {
         return line.rfind("[data.corpus].", 0) != 0;
       });
-      EXPECT_EQ(std::vector<std::string>(table, changed.end()),
+      EXPECT_EQ(std::vector<std::string>(corpus_lines, changed.end()),
                 (std::vector<std::string>{"[data.corpus].source = \"a.es\"", "[data.corpus].target = \"a.en\"",
                                           "[data.corpus].weight = 2", "[data.corpus].tag = \"\"",
                                           "[data.corpus].reverse = false", "[data.corpus].reverse-tag = \"\""}));
-      changed.erase(table, changed.end());
+      changed.erase(corpus_lines, changed.end());
       EXPECT_EQ(changed, defaults);
       return;
     }
