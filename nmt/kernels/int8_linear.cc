@@ -85,10 +85,12 @@ Int8Weight quantize_weight(const float* weight, std::int64_t out, std::int64_t i
     w.scales[n] = quantize(wn, in, range.max_abs, row.data());
     if (bias != nullptr) w.bias[n] = bias[n];
     std::int32_t sum = 0;
-    const std::int64_t p = n / kPanel, c = n % kPanel;
-    for (std::int64_t k = 0; k < in; ++k) {
-      data[((p * w.groups + k / kGroup) * kPanel + c) * kGroup + k % kGroup] = row[k];
-      sum += row[k];
+    // Column c of panel p: four bytes per group, 64 bytes apart (no division per value: with one,
+    // loading the reference model's int8 form took about 0.14 s longer than its float32 form).
+    std::int8_t* column = data + ((n / kPanel) * w.groups * kPanel + n % kPanel) * kGroup;
+    for (std::int64_t k = 0; k < in; ++k) sum += row[k];
+    for (std::int64_t g = 0, k = 0; g < w.groups; ++g, column += kPanel * kGroup) {
+      for (std::int64_t i = 0; i < kGroup && k < in; ++i, ++k) column[i] = row[k];
     }
     w.shift[n] = 128 * sum;
   }
