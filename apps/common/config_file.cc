@@ -12,6 +12,7 @@
 #include "nmt/core/toml_writer.h"
 #include "nmt/core/decimal_number.h"
 #include "nmt/core/error.h"
+#include "nmt/train/corpus_options.h"
 
 namespace nmt::app {
 
@@ -89,6 +90,13 @@ std::vector<CLI::ConfigItem> SectionedToml::from_config(std::istream& input) con
         continue;
       }
       if (entry.table >= 0) {
+        // Each key is checked alone here, so that an unknown key or a value of the wrong type
+        // names its own line; the table as a whole (the files, a tag) is checked when parsed.
+        if (tables.back().array == "data.corpus") {
+          TomlEntry alone = entry;
+          alone.key = entry.key.substr(tables.back().array.size() + 1);
+          parse_corpus_table({alone}, where);
+        }
         tables.back().add(entry);
         continue;
       }

@@ -119,7 +119,8 @@ CLI::Option* add_enum_option(CLI::App& app, const std::string& names, Enum& fiel
 }
 
 /// The check of one --data.corpus value: its inline table parses. A bad one from a configuration
-/// file names the [[data.corpus]] table's FILE:LINE.
+/// file names the [[data.corpus]] table's FILE:LINE (a bad key or value was refused on its own
+/// line as the file was read: SectionedToml::from_config).
 inline CLI::Validator corpus_table_check(const std::string& key) {
   return CLI::Validator(
       [key](std::string& text) -> std::string {

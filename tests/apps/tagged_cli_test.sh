@@ -65,7 +65,7 @@ bad 1 "reverse-tag '<2en>' is also a forward tag" \
   --data.corpus "{source = '$data/toy.es', target = '$data/toy.en', tag = '<2en>', reverse = true, reverse-tag = '<2en>'}"
 bad 1 "data.default-tag: '<2fr>' is not a tag of data.corpus" --data.default-tag "<2fr>"
 printf '[[data.corpus]]\nsource = "a"\ntarget = 3\n' >"$work/typed.toml"
-expect_error 2 "typed.toml:1: data.corpus.target must be a string, got '3'" -- "$train" --config "$work/typed.toml"
+expect_error 2 "typed.toml:3: data.corpus.target must be a string, got '3'" -- "$train" --config "$work/typed.toml"
 bad 1 "data.corpus\[1\] .*cannot open .*missing.es" \
   --data.corpus "{source = '$work/missing.es', target = '$data/toy.en', tag = '<2en>'}"
 

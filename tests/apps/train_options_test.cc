@@ -161,9 +161,9 @@ TEST(TrainOptions, CorporaAreArraysOfTablesInAFileAndInlineTablesOnTheCommandLin
       EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
     }
   };
-  refuses("[[data.corpus]]\nsource = \"a\"\nwieght = 2\n", "bad.toml:1: data.corpus: unknown key 'wieght'");
+  refuses("[[data.corpus]]\nsource = \"a\"\nwieght = 2\n", "bad.toml:3: data.corpus: unknown key 'wieght'");
   refuses("[[data.corpus]]\nsource = \"a\"\n[[data.corpus]]\nweight = \"2\"\n",
-          "bad.toml:3: data.corpus.weight must be a number, got '2'");
+          "bad.toml:4: data.corpus.weight must be a number, got '2'");
   refuses("[[data.corpora]]\nsource = \"a\"\n", "bad.toml:1: unknown array of tables [[data.corpora]]");
   refuses("[data]\ncorpus = \"a\"\n", "bad.toml:2: unknown key 'data.corpus'");
   refuses("[[model.attention]]\n", "bad.toml:1: unknown array of tables [[model.attention]]");
