@@ -8,13 +8,16 @@ sentencepiece: the checkpoint's own TorchScript methods do the work (docs/checkp
 One sentence a line in, one translation a line out, in input order; an empty or blank line gives an
 empty line. The defaults are nmt-translate's: beam 5, the GNMT length penalty with alpha 0.6, at
 most 2n + 10 target tokens for n source subwords, sources cut to their first 250 subwords (with a
-warning naming the line), so the output equals nmt-translate's line for line (up to float rounding
-in near ties: the methods compute with torch's operators, nmt-translate with its own kernels).
+warning naming the line), the tag of a model trained with tags (--tag, default the training
+configuration's data.default-tag) put before every source, so the output equals nmt-translate's
+line for line (up to float rounding in near ties: the methods compute with torch's operators,
+nmt-translate with its own kernels).
 """
 import argparse
 import os
 import sys
 import tempfile
+import tomllib
 
 import sentencepiece
 import torch
@@ -34,6 +37,33 @@ def load(path):
         fail(f"{path} has no translation methods (an nmt checkpoint older than format 3? "
              f"run nmt-checkpoint upgrade {path} NEW.pt)")
     return model
+
+
+def training_config(model):
+    """The checkpoint's training configuration as a dict ({} when it has none or it is not TOML)."""
+    try:
+        return tomllib.loads(str(getattr(model, "training_config", "")))
+    except tomllib.TOMLDecodeError:
+        return {}
+
+
+def choose_tag(model, source, requested):
+    """The tag's piece id to put before every source, or None: `requested` (None: the training
+    configuration's data.default-tag; '': no tag), refused when the model has no such tag."""
+    data = training_config(model).get("data", {})
+    tag = data.get("default-tag", "") if requested is None else requested
+    if not tag:
+        return None
+    known = []
+    for corpus in data.get("corpus", []):
+        for key in ("tag", "reverse-tag"):
+            if corpus.get(key) and corpus[key] not in known:
+                known.append(corpus[key])
+    tags = [t for t in known if source.piece_to_id(t) != source.unk_id()]
+    if tag not in tags:
+        fail(f"--tag {tag!r}: not a tag of the model "
+             f"({'its tags: ' + ', '.join(tags) if tags else 'it was trained without tags'})")
+    return source.piece_to_id(tag)
 
 
 def batches(order, lengths, max_sentences, max_tokens):
@@ -60,6 +90,8 @@ def main(argv=None):
     parser.add_argument("--max-source-length", type=int, default=250, help="subwords kept per source (default 250)")
     parser.add_argument("--batch-sentences", type=int, default=64, help="sentences per batch (default 64)")
     parser.add_argument("--batch-tokens", type=int, default=4000, help="source positions per batch (default 4000)")
+    parser.add_argument("--tag", help="the tag put before every source, for a model trained with tags "
+                        "(default: its data.default-tag; '' for none)")
     args = parser.parse_args(argv)
     if args.beam < 1:
         fail(f"--beam must be >= 1, got {args.beam}")
@@ -70,6 +102,7 @@ def main(argv=None):
     model = load(args.checkpoint)
     source = sentencepiece.SentencePieceProcessor(model_proto=model.source_spm.numpy().tobytes())
     target = sentencepiece.SentencePieceProcessor(model_proto=model.target_spm.numpy().tobytes())
+    tag = choose_tag(model, source, args.tag)
 
     stream = open(args.input, "rb") if args.input else sys.stdin.buffer
     lines = []
@@ -86,7 +119,7 @@ def main(argv=None):
                   f"source length {args.max_source_length}; translating the first {args.max_source_length}",
                   file=sys.stderr)
             pieces = pieces[:args.max_source_length]
-        ids.append(pieces)
+        ids.append([tag] + pieces if tag is not None and pieces else pieces)
 
     outputs = [""] * len(lines)
     order = sorted((i for i in range(len(ids)) if ids[i]), key=lambda i: -len(ids[i]))  # stable: ties in input order

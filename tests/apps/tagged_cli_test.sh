@@ -3,7 +3,8 @@
 # the same pairs reversed tagged <2es>), then nmt-translate asked by --tag for each direction (and
 # by the default tag without one). A tiny model on 319 verse pairs learns at least which language
 # to write: the test counts each output's most common words of either language. Also the errors
-# of bad corpora, one line each, with nothing written. Usage: tagged_cli_test.sh BIN_DIR DATA_DIR
+# of bad corpora, one line each, with nothing written, and scripts/translate.py's tags (with
+# /usr/bin/python3's torch; skipped without). Usage: tagged_cli_test.sh BIN_DIR DATA_DIR
 set -uo pipefail
 bin=$1 data=$2
 source "$(dirname "$0")/cli_lib.sh"
@@ -98,4 +99,20 @@ expect_error 1 "tag '<2fr>': not a tag of the model \(its tags: <2en>, <2es>\)" 
 # The scripted engine sees the tag as source ids: the same translations.
 expect 0 "" -- "$translate" -m "$model" -i "$work/in.en" -o "$work/script.es" --tag "<2es>" --engine script
 cmp -s "$work/out.es" "$work/script.es" && pass || fail "--engine script translates the tagged input otherwise"
+
+# scripts/translate.py puts the tag as nmt-translate does: the default tag, --tag, and a tag the
+# model lacks refused in one line.
+python=/usr/bin/python3 translate_py=$(dirname "$0")/../../scripts/translate.py
+if ! "$python" -c 'import torch, sentencepiece' 2>/dev/null; then
+  echo "skipping the translate.py checks: $python cannot import torch and sentencepiece"
+  finish; exit
+fi
+"$python" "$translate_py" "$model" -i "$work/in.es" -o "$work/py.en" 2>"$work/py.err" &&
+  cmp -s "$work/py.en" "$work/default.en" && pass || fail "translate.py's default tag differs: $(cat "$work/py.err")"
+"$python" "$translate_py" "$model" --tag "<2es>" -i "$work/in.en" -o "$work/py.es" 2>"$work/py.err" &&
+  cmp -s "$work/py.es" "$work/out.es" && pass || fail "translate.py --tag '<2es>' differs: $(cat "$work/py.err")"
+"$python" "$translate_py" "$model" --tag "<2fr>" -i "$work/in.es" -o "$work/py-fr.txt" 2>"$work/py.err"
+[[ $? -eq 1 && $(wc -l <"$work/py.err") -eq 1 && ! -e $work/py-fr.txt ]] &&
+  grep -q "not a tag of the model (its tags: <2en>, <2es>)" "$work/py.err" && pass ||
+  fail "translate.py --tag '<2fr>': $(cat "$work/py.err")"
 finish
