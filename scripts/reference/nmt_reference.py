@@ -8,8 +8,11 @@ baseline of the translation benchmark (given the same batch, greedy search repro
 greedy_search's tokens and double-summed scores bit for bit).
 
     /usr/bin/python3 scripts/reference/nmt_reference.py CHECKPOINT          # prints a summary
-    /usr/bin/python3 scripts/reference/nmt_reference.py CHECKPOINT INPUTS   # checks INPUTS' log_probs
+    /usr/bin/python3 scripts/reference/nmt_reference.py CHECKPOINT INPUTS [CHECKPOINT INPUTS ...]
+                                                                            # checks INPUTS' log_probs
 
+With several pairs (one interpreter for all: importing torch costs seconds) each gets a line
+"CHECKPOINT: ... ok" or "... FAILED", and the exit status is 0 only if every pair agrees.
 INPUTS is a TorchScript archive with buffers source [B,S], source_lengths [B], target_in [B,T],
 log_probs [B,T,V] and attention [B,T,S] (empty for a model with attention = none), as the interop
 test writes it.
@@ -205,18 +208,11 @@ class Reference:
         return logits.log_softmax(-1), None if attention[0] is None else torch.stack(attention, 1)
 
 
-def main(argv):
-    if len(argv) not in (2, 3):
-        print(__doc__, file=sys.stderr)
-        return 2
-    config, params, source_spm, target_spm = load_checkpoint(argv[1])
+def check(checkpoint, inputs_path):
+    """One line on how far the reference is from INPUTS' log_probs and attention; True within 1e-5."""
+    config, params, _, _ = load_checkpoint(checkpoint)
     model = Reference(config, params)
-    if len(argv) == 2:
-        count = sum(t.numel() for t in params.values())
-        print(f"{argv[1]}: {config['attention']} attention, {config['decoder_style']} decoder, "
-              f"{count} parameters, tokenizers {len(source_spm)} + {len(target_spm)} bytes")
-        return 0
-    inputs = torch.jit.load(argv[2], map_location="cpu")
+    inputs = torch.jit.load(inputs_path, map_location="cpu")
     log_probs, attention = model.forward(inputs.source, inputs.source_lengths, inputs.target_in)
     # Padded target positions hold arbitrary but finite values in both implementations; compare all.
     lp_err = (log_probs - inputs.log_probs).abs().max().item()
@@ -224,8 +220,24 @@ def main(argv):
         at_err = 0.0 if inputs.attention.numel() == 0 else float("inf")
     else:
         at_err = (attention - inputs.attention).abs().max().item()
-    print(f"max |log p difference| {lp_err:.3g}, max |attention difference| {at_err:.3g}")
-    return 0 if lp_err < 1e-5 and at_err < 1e-5 else 1
+    ok = lp_err < 1e-5 and at_err < 1e-5
+    print(f"{checkpoint}: max |log p difference| {lp_err:.3g}, max |attention difference| {at_err:.3g}: "
+          f"{'ok' if ok else 'FAILED'}")
+    return ok
+
+
+def main(argv):
+    if len(argv) < 2 or (len(argv) > 2 and len(argv) % 2 != 1):
+        print(__doc__, file=sys.stderr)
+        return 2
+    if len(argv) == 2:
+        config, params, source_spm, target_spm = load_checkpoint(argv[1])
+        count = sum(t.numel() for t in params.values())
+        print(f"{argv[1]}: {config['attention']} attention, {config['decoder_style']} decoder, "
+              f"{count} parameters, tokenizers {len(source_spm)} + {len(target_spm)} bytes")
+        return 0
+    results = [check(argv[i], argv[i + 1]) for i in range(1, len(argv), 2)]
+    return 0 if all(results) else 1
 
 
 if __name__ == "__main__":
