@@ -1,5 +1,6 @@
-# Run as `cmake -Dprogram=... -Doutput=... -Dlabels=a,b [-Dtimeout=N] -Dworking_directory=... -P` after
-# a test program links (NmtTestSuites.cmake): writes OUTPUT, the ctest entries of its suites.
+# Run as `cmake -Dprogram=... -Doutput=... -Dlabels=a,b [-Dtimeout=N] [-Dcosts=Suite=N,...]
+# -Dworking_directory=... -P` after a test program links (NmtTestSuites.cmake): writes OUTPUT, the
+# ctest entries of its suites.
 execute_process(COMMAND "${program}" --gtest_list_tests
                 OUTPUT_VARIABLE listing ERROR_VARIABLE errors RESULT_VARIABLE status TIMEOUT 60)
 if(NOT status EQUAL 0)
@@ -27,6 +28,23 @@ if(NOT suites)
   message(FATAL_ERROR "${program} --gtest_list_tests listed no suite:\n${listing}")
 endif()
 
+# A suite's COST is its test count unless `costs` names it.
+string(REPLACE "," ";" costs "${costs}")
+foreach(entry IN LISTS costs)
+  if(NOT entry MATCHES "^([A-Za-z_][A-Za-z0-9_/]*)=([0-9]+)$")
+    message(FATAL_ERROR "NMT_SUITE_COSTS: '${entry}' is not SUITE=COST")
+  endif()
+  if(NOT DEFINED count_${CMAKE_MATCH_1})
+    message(FATAL_ERROR "NMT_SUITE_COSTS names ${CMAKE_MATCH_1}, which ${program} does not have")
+  endif()
+  set(cost_${CMAKE_MATCH_1} ${CMAKE_MATCH_2})
+endforeach()
+foreach(suite IN LISTS suites)
+  if(NOT DEFINED cost_${suite})
+    set(cost_${suite} ${count_${suite}})
+  endif()
+endforeach()
+
 string(REPLACE "," ";" labels "${labels}")
 set(timeout_property "")
 if(timeout)
@@ -37,7 +55,7 @@ foreach(suite IN LISTS suites)
   string(APPEND script
     "add_test([==[${suite}]==] [==[${program}]==] [==[--gtest_filter=${suite}.*]==])\n"
     "set_tests_properties([==[${suite}]==] PROPERTIES LABELS [==[${labels}]==] ${timeout_property}"
-    "COST ${count_${suite}} WORKING_DIRECTORY [==[${working_directory}]==] "
+    "COST ${cost_${suite}} WORKING_DIRECTORY [==[${working_directory}]==] "
     "SKIP_REGULAR_EXPRESSION [==[\\[  SKIPPED \\] ${count_${suite}} tests?, listed below]==])\n")
 endforeach()
 file(WRITE "${output}.new" "${script}")

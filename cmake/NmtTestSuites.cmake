@@ -10,7 +10,9 @@
 # whose tests all skipped (GTEST_SKIP: no GPU, no python3-torch) is reported as skipped: gtest's
 # summary then counts as many skipped tests as the suite has, so a failure is never taken for a
 # skip. A suite with some tests skipped passes, and its output names them. COST is the suite's
-# test count, so that without recorded timings (a fresh clone) ctest starts the large suites first.
+# test count, so that without recorded timings (a fresh clone) ctest starts the large suites first,
+# or what the target's NMT_SUITE_COSTS property says for a suite of few long tests
+# (set_property(TARGET test_model PROPERTY NMT_SUITE_COSTS "ScriptedCheckpoint=60" ...)).
 
 set(_nmt_list_suites_script "${CMAKE_CURRENT_LIST_DIR}/NmtListTestSuites.cmake")
 
@@ -23,6 +25,7 @@ function(nmt_discover_test_suites target)
     BYPRODUCTS "${tests_file}"
     COMMAND "${CMAKE_COMMAND}" "-Dprogram=$<TARGET_FILE:${target}>" "-Doutput=${tests_file}" "-Dlabels=${labels}"
             "-Dtimeout=${arg_TIMEOUT}" "-Dworking_directory=${CMAKE_CURRENT_BINARY_DIR}"
+            "-Dcosts=$<JOIN:$<TARGET_PROPERTY:${target},NMT_SUITE_COSTS>,,>"
             -P "${_nmt_list_suites_script}"
     COMMENT "Listing the test suites of ${target}"
     VERBATIM)

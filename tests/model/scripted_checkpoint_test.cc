@@ -132,39 +132,40 @@ at::Tensor without_eos(const at::Tensor& gold) {
   return ids.masked_fill(ids == SpecialIds::kEos, SpecialIds::kPad);
 }
 
-class ScriptedCheckpoint : public ::testing::TestWithParam<Architecture> {
- protected:
-  const Fixture& f() const { return fixture(GetParam()); }
-  // Each step's log-probabilities and attention within 1e-5 of the inference model's.
-  void expect_steps_match(torch::jit::Module& module) const;
-  // score() within 1e-5 of forced decoding.
-  void expect_score_matches(torch::jit::Module& module) const;
-  // greedy() and beam_search() give greedy_search's and beam_search's tokens, scores within 1e-4.
-  void expect_searches_match(torch::jit::Module& module) const;
-};
+// Each step's log-probabilities and attention within 1e-5 of the inference model's.
+void expect_steps_match(const Fixture& f, torch::jit::Module& module);
+// score() within 1e-5 of forced decoding.
+void expect_score_matches(const Fixture& f, torch::jit::Module& module);
+// greedy() and beam_search() give greedy_search's and beam_search's tokens, scores within 1e-4.
+void expect_searches_match(const Fixture& f, torch::jit::Module& module);
 
-// One test per architecture for the C++ side (each CTest entry is a process that trains its model).
-TEST_P(ScriptedCheckpoint, MethodsAgreeWithTheNativeModelFromCpp) {
-  torch::jit::Module module = torch::jit::load(f().checkpoint);
-  {
-    SCOPED_TRACE("steps");
-    expect_steps_match(module);
+// Every architecture from C++, then from Python, in one process: the fixtures (a model trained
+// briefly and saved, each) are made once for both.
+TEST(ScriptedCheckpoint, EveryArchitecturesMethodsAgreeWithTheNativeModelFromCpp) {
+  for (const Architecture& architecture : all_architectures()) {
+    SCOPED_TRACE(architecture_name({architecture, 0}));
+    const Fixture& f = fixture(architecture);
+    torch::jit::Module module = torch::jit::load(f.checkpoint);
+    {
+      SCOPED_TRACE("steps");
+      expect_steps_match(f, module);
+    }
+    {
+      SCOPED_TRACE("score");
+      expect_score_matches(f, module);
+    }
+    SCOPED_TRACE("greedy and beam search");
+    expect_searches_match(f, module);
   }
-  {
-    SCOPED_TRACE("score");
-    expect_score_matches(module);
-  }
-  SCOPED_TRACE("greedy and beam search");
-  expect_searches_match(module);
 }
 
-void ScriptedCheckpoint::expect_steps_match(torch::jit::Module& module) const {
-  const at::Tensor source = f().sources.source, lengths = f().sources.lengths;
+void expect_steps_match(const Fixture& f, torch::jit::Module& module) {
+  const at::Tensor source = f.sources.source, lengths = f.sources.lengths;
   auto scripted_state = module.run_method("encode", source, lengths).toTensorList().vec();
-  DecoderStatePtr state = f().inference->encode(source, lengths);
+  DecoderStatePtr state = f.inference->encode(source, lengths);
   at::Tensor previous = at::full({source.size(0)}, SpecialIds::kBos, at::kLong);
   for (int t = 0; t < 6; ++t) {
-    const StepOutput native = f().inference->step(*state, previous);
+    const StepOutput native = f.inference->step(*state, previous);
     const auto out = module.run_method("step", c10::List<at::Tensor>(scripted_state), previous).toTuple();
     const at::Tensor log_probs = out->elements()[0].toTensor(), attention = out->elements()[1].toTensor();
     EXPECT_LT((log_probs - native.log_probs).abs().max().item<double>(), 1e-5) << "step " << t;
@@ -179,16 +180,16 @@ void ScriptedCheckpoint::expect_steps_match(torch::jit::Module& module) const {
   }
 }
 
-void ScriptedCheckpoint::expect_score_matches(torch::jit::Module& module) const {
+void expect_score_matches(const Fixture& f, torch::jit::Module& module) {
   std::vector<const std::vector<int>*> pointers;
   std::vector<std::int64_t> target_lengths;
-  for (const auto& t : f().targets) {
+  for (const auto& t : f.targets) {
     pointers.push_back(&t);
     target_lengths.push_back(static_cast<std::int64_t>(t.size()));
   }
   const at::Tensor gold = make_target_batch(pointers);  // targets + EOS, padded
-  const at::Tensor native = forced_log_probs(*f().inference, f().sources.source, f().sources.lengths, gold);
-  const at::Tensor scripted = module.run_method("score", f().sources.source, f().sources.lengths, without_eos(gold),
+  const at::Tensor native = forced_log_probs(*f.inference, f.sources.source, f.sources.lengths, gold);
+  const at::Tensor scripted = module.run_method("score", f.sources.source, f.sources.lengths, without_eos(gold),
                                                 at::tensor(target_lengths)).toTensor();
   EXPECT_EQ(scripted.scalar_type(), at::kDouble);
   // Both are float32 sums of the m + 1 log-probabilities in step order, whose terms may differ in
@@ -202,17 +203,17 @@ void ScriptedCheckpoint::expect_score_matches(torch::jit::Module& module) const 
   }
 }
 
-void ScriptedCheckpoint::expect_searches_match(torch::jit::Module& module) const {
-  const at::Tensor source = f().sources.source, lengths = f().sources.lengths;
+void expect_searches_match(const Fixture& f, torch::jit::Module& module) {
+  const at::Tensor source = f.sources.source, lengths = f.sources.lengths;
   SearchOptions options;
-  const auto greedy = greedy_search(*f().inference, source, lengths, options);
+  const auto greedy = greedy_search(*f.inference, source, lengths, options);
   const auto scripted_greedy = module.run_method("greedy", source, lengths).toTuple()->elements();
   EXPECT_EQ(token_lists(scripted_greedy[0].toTensor(), scripted_greedy[1].toTensor()), native_tokens(greedy));
   for (std::size_t i = 0; i < greedy.size(); ++i) {
     EXPECT_NEAR(scripted_greedy[2].toTensor()[static_cast<std::int64_t>(i)].item<double>(), greedy[i].score, 1e-4) << i;
   }
   options.beam_size = 5;
-  const auto beamed = beam_search(*f().inference, source, lengths, options);
+  const auto beamed = beam_search(*f.inference, source, lengths, options);
   std::vector<Hypothesis> best;
   for (const auto& n_best : beamed) best.push_back(n_best.front());
   const auto scripted_beam = module.run_method("beam_search", source, lengths, 5, 0.6).toTuple()->elements();
@@ -277,7 +278,7 @@ void write_expected(const Architecture& architecture, const std::filesystem::pat
 // NMT_SCRIPTED_EXPORT_DIR set, the files stay there for another PyTorch to check
 // (scripts/check-debian13.sh --python-torch runs them with Debian 13's), whether or not this
 // machine's Python has torch.
-TEST(ScriptedCheckpointFromPython, EveryArchitectureAgreesWithNmt) {
+TEST(ScriptedCheckpoint, EveryArchitectureAgreesWithNmtFromPython) {
   test::TempDir temp;
   const char* export_dir = std::getenv("NMT_SCRIPTED_EXPORT_DIR");
   const std::filesystem::path dir = export_dir ? std::filesystem::path(export_dir) : temp.root();
@@ -291,8 +292,6 @@ TEST(ScriptedCheckpointFromPython, EveryArchitectureAgreesWithNmt) {
   EXPECT_NE(text.find(std::to_string(all_architectures().size()) + " of " + std::to_string(all_architectures().size()) +
                       " architectures agree"), std::string::npos) << text;
 }
-
-INSTANTIATE_TEST_SUITE_P(All, ScriptedCheckpoint, ::testing::ValuesIn(all_architectures()), architecture_name);
 
 }  // namespace
 }  // namespace nmt
