@@ -106,7 +106,8 @@ INSTANTIATE_TEST_SUITE_P(Kinds, Int8EveryArchitecture,
 // A small trained model: a tiny model learns to copy sequences from 160 pairs; on 60 held-out
 // sources greedy search with every product in int8 is within 1 BLEU of float32 (token ids as
 // words). The model must have learnt the task (float32 BLEU above 60), or the comparison would say
-// nothing. Measured when written: 88.00 and 88.00, in 8 s.
+// nothing. Measured: 86.44 (float32) and 86.75 (int8) after 100 steps (200 gave 88.00 and 88.00
+// in twice the time).
 TEST(Int8InferenceModel, ASmallTrainedModelTranslatesWithinOneBleuOfFloat) {
   ModelConfig c = test::tiny_config(AttentionType::general, DecoderStyle::luong);
   c.embedding_size = c.encoder_hidden_size = c.decoder_hidden_size = c.attention_size = 32;
@@ -123,7 +124,7 @@ TEST(Int8InferenceModel, ASmallTrainedModelTranslatesWithinOneBleuOfFloat) {
   at::manual_seed(8);
   Seq2Seq model(c);
   torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(0.02));
-  for (int step = 0; step < 200; ++step) {
+  for (int step = 0; step < 100; ++step) {
     optimizer.zero_grad();
     const auto out = model->forward(batch.source, batch.source_lengths, batch.target_in);
     torch::nn::functional::cross_entropy(out.logits.reshape({-1, c.target_vocab_size}), batch.target_out.reshape(-1),
