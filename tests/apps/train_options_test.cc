@@ -93,9 +93,11 @@ TEST(TrainOptions, EveryTableEntryIsAFlagThatChangesItsOwnLineOfTheEffectiveConf
       EXPECT_EQ(changed, defaults);
       return;
     }
-    if (key == "data.default-tag") {  // written only when set, as data.corpus
+    if (key == "data.default-tag" || key == "train.word-dropout") {  // written only when set, as data.corpus
       ASSERT_EQ(changed.size(), defaults.size() + 1);
-      EXPECT_NE(std::find(changed.begin(), changed.end(), "data.default-tag = \"x\""), changed.end());
+      EXPECT_NE(std::find_if(changed.begin(), changed.end(),
+                             [&](const std::string& line) { return line.rfind(key + " = ", 0) == 0; }),
+                changed.end());
       return;
     }
     ASSERT_EQ(changed.size(), defaults.size()) << key;
@@ -108,7 +110,7 @@ TEST(TrainOptions, EveryTableEntryIsAFlagThatChangesItsOwnLineOfTheEffectiveConf
     }
   });
   EXPECT_EQ(options, 78);  // a new option belongs in the table (and in this count)
-  EXPECT_EQ(defaults.size(), 76u);  // data.corpus and data.default-tag write no line until set
+  EXPECT_EQ(defaults.size(), 75u);  // data.corpus, data.default-tag and train.word-dropout write no line until set
 }
 
 TEST(TrainOptions, TheEffectiveConfigurationReadsBackToItself) {
