@@ -104,9 +104,9 @@ const Fixture& fixture(const Architecture& architecture) {
   return f;
 }
 
-std::string architecture_name(const ::testing::TestParamInfo<Architecture>& info) {
-  return name_of(std::get<0>(info.param)) + "_" + name_of(std::get<1>(info.param)) +
-         (std::get<2>(info.param) ? "_lean" : "_full") + std::get<3>(info.param).suffix();
+std::string architecture_name(const Architecture& architecture) {
+  return name_of(std::get<0>(architecture)) + "_" + name_of(std::get<1>(architecture)) +
+         (std::get<2>(architecture) ? "_lean" : "_full") + std::get<3>(architecture).suffix();
 }
 
 // Padded result tensors (tokens [B, T], lengths [B]) as id lists.
@@ -143,7 +143,7 @@ void expect_searches_match(const Fixture& f, torch::jit::Module& module);
 // briefly and saved, each) are made once for both.
 TEST(ScriptedCheckpoint, EveryArchitecturesMethodsAgreeWithTheNativeModelFromCpp) {
   for (const Architecture& architecture : all_architectures()) {
-    SCOPED_TRACE(architecture_name({architecture, 0}));
+    SCOPED_TRACE(architecture_name(architecture));
     const Fixture& f = fixture(architecture);
     torch::jit::Module module = torch::jit::load(f.checkpoint);
     {
@@ -268,7 +268,7 @@ void write_expected(const Architecture& architecture, const std::filesystem::pat
   expected.write("greedy_lengths", greedy_lengths, true);
   expected.write("beam_tokens", beam_tokens, true);
   expected.write("beam_lengths", beam_lengths, true);
-  const std::filesystem::path to = dir / architecture_name({architecture, 0});
+  const std::filesystem::path to = dir / architecture_name(architecture);
   std::filesystem::create_directories(to);
   expected.save_to((to / "expected.pt").string());
   std::filesystem::copy_file(f.checkpoint, to / "model.pt", std::filesystem::copy_options::overwrite_existing);
