@@ -12,8 +12,10 @@
 # Each variant: train (resumable: an interrupted run continues, a finished one is kept), then the
 # test books with beam 5 and the recipe's length alpha 1.0, scored by nmt-score against the WEB
 # (BLEU, chrF2) and against WEB and KJV together (BLEU); dev BLEU is training's best validation.
-# One line per variant goes to OUT/results.tsv (replaced when the variant is run again). A variant
-# takes about 40 minutes at 3000 steps on two idle cores: run them one at a time.
+# One line per variant and step count goes to OUT/results.tsv (replaced when that pair is run again);
+# `--steps` above a finished run's continues it (the plateau schedule reads only validations, so the
+# continued run is the longer run), and its test translation goes to OUT/VARIANT-STEPS.test.out. A
+# variant takes about 40 minutes at 3000 steps on two idle cores: run them one at a time.
 #
 # Usage: scripts/quality_study.sh VARIANT [--steps N] [--out DIR] [--best NAME] [--build DIR] [--data DIR]
 #   (defaults: 3000 steps, runs/quality-study, build, data/bible)
@@ -72,31 +74,34 @@ else
   resume=()
   [[ -f $run/checkpoints/latest ]] && resume=(--resume)
   echo "== $variant: training $steps steps -> $run"
-  start=$SECONDS
+  # Appended: a resumed run keeps the log of its earlier parts.
   "$bin/nmt-train" --config "$config" --run-dir "$run" --train.max-steps "$steps" "${options[@]}" "${resume[@]}" \
-    >"$run.train.log" 2>&1 || die "$variant: nmt-train failed: $(tail -n 2 "$run.train.log")"
-  echo "$((SECONDS - start))" >>"$run.seconds"
+    >>"$run.train.log" 2>&1 || die "$variant: nmt-train failed: $(tail -n 2 "$run.train.log")"
 fi
 model=$run/checkpoints/$(cat "$run/checkpoints/latest").pt
 
 echo "== $variant: test books, beam 5, length alpha 1.0"
-"$bin/nmt-translate" -m "$model" -b 5 --length-alpha 1.0 -i "$data/test.es" -o "$run.test.out" --progress never \
+"$bin/nmt-translate" -m "$model" -b 5 --length-alpha 1.0 -i "$data/test.es" -o "$run-$steps.test.out" --progress never \
   2>"$run.translate.err" || die "$variant: nmt-translate failed: $(tail -n 1 "$run.translate.err")"
-score() { "$bin/nmt-score" "$@" -i "$run.test.out" --json; }
+score() { "$bin/nmt-score" "$@" -i "$run-$steps.test.out" --json; }
 web=$(score "$data/test.en") both_refs=$(score "$data/test.en" "$data/test.kjv.en" --metrics bleu)
 field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]]["score"])' "$1" "$2"; }
-dev=$(python3 - "$run/metrics.jsonl" <<'PY'
+# Dev: the best validation. Training time: the trainer's own clock (elapsed_s of the last step's
+# record), which spans every resume of the run and leaves out start-ups and the closing validation.
+read -r dev seconds < <(python3 - "$run/metrics.jsonl" <<'PY'
 import json, sys
-best = max((json.loads(l).get("bleu", -1) for l in open(sys.argv[1]) if '"valid"' in l), default=-1)
-print(f"{best:.2f}")
+records = [json.loads(line) for line in open(sys.argv[1])]
+best = max((r.get("bleu", -1) for r in records if r.get("event") == "valid"), default=-1)
+elapsed = max((r.get("elapsed_s", 0) for r in records if r.get("event") == "train"), default=0)
+print(f"{best:.2f} {elapsed:.0f}")
 PY
 )
-seconds=$(awk '{s += $1} END {print s + 0}' "$run.seconds" 2>/dev/null || echo 0)
 line=$(printf '%s\t%s\t%s\t%s\t%s\t%s\t%s' "$variant" "$steps" "$dev" "$(field "$web" bleu)" \
   "$(field "$both_refs" bleu)" "$(field "$web" chrf)" "$seconds")
 results=$out/results.tsv
 [[ -f $results ]] || printf 'variant\tsteps\tdev_bleu\ttest_bleu_web\ttest_bleu_web_kjv\ttest_chrf2_web\ttrain_seconds\n' >"$results"
-grep -v "^$variant	" "$results" >"$results.tmp" || true
+# One row per variant and step count: a run continued to more steps adds a row.
+grep -v "^$variant	$steps	" "$results" >"$results.tmp" || true
 echo "$line" >>"$results.tmp"
 mv "$results.tmp" "$results"
 echo "$line"
