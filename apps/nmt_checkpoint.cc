@@ -3,6 +3,7 @@
 // average: the mean of several checkpoints' parameters (explicit files, or a run's last or best N).
 // shortlist: a lexical shortlist for a checkpoint from a parallel corpus (nmt-translate --shortlist).
 #include "apps/common/app_main.h"
+#include "apps/common/libtorch_app.h"
 #include "apps/common/option_table.h"
 #include "nmt/core/error.h"
 #include "nmt/model/checkpoint.h"
@@ -57,7 +58,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   shortlist->add_flag("--force", shortlist_options.replace, "Replace OUTPUT if it exists");
 
-  return nmt::app::run(app, argc, argv, [&] {
+  return nmt::app::run_with_libtorch(app, argc, argv, [&] {
     if (shortlist->parsed()) nmt::build_shortlist(shortlist_options);
     if (upgrade->parsed()) nmt::upgrade_checkpoint(input, output, force);
     if (average->parsed()) {

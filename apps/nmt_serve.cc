@@ -1,6 +1,7 @@
 // nmt-serve: parse flags (or a --config TOML file) into ServeOptions and run the server
 // (docs/serving.md).
 #include "apps/common/app_main.h"
+#include "apps/common/libtorch_app.h"
 #include "apps/common/config_file.h"
 #include "apps/common/option_table.h"
 #include "apps/common/search_flags.h"
@@ -74,5 +75,5 @@ int main(int argc, char** argv) {
   nmt::app::add_number_option(app, "--body-timeout", l.body_timeout_s,
                               "Seconds a request's body may take from the end of its headers; longer: 408")
       ->capture_default_str();
-  return nmt::app::run(app, argc, argv, [&] { nmt::run_server(o); });
+  return nmt::app::run_with_libtorch(app, argc, argv, [&] { nmt::run_server(o); });
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "apps/common/app_main.h"
+#include "apps/common/libtorch_app.h"
 #include "apps/common/config_file.h"
 #include "apps/common/train_options.h"
 #include "nmt/core/allocator.h"
@@ -21,7 +22,7 @@ int main(int argc, char** argv) {
   nmt::app::TrainOptions options(app);
 
   int exit_status = 0;
-  const int parsed = nmt::app::run(app, argc, argv, [&] {
+  const int parsed = nmt::app::run_with_libtorch(app, argc, argv, [&] {
     // Until training (or the supervisor) takes SIGINT and SIGTERM as requests, either ends the
     // program at once with a line saying what it was doing (start-up has nothing to save).
     const std::string nothing = "nothing was written";

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "apps/common/app_main.h"
+#include "apps/common/libtorch_app.h"
 #include "apps/common/option_table.h"
 #include "apps/common/search_flags.h"
 #include "nmt/core/error.h"
@@ -72,7 +73,7 @@ int main(int argc, char** argv) {
   nmt::app::add_enum_option(app, "--progress", progress,
                             "Sentences/s on stderr (auto: when stderr is a terminal and stdout is not)");
 
-  return nmt::app::run(app, argc, argv, [&] {
+  return nmt::app::run_with_libtorch(app, argc, argv, [&] {
     nmt::check_distinct_outputs({{"--output", job.output},
                                  {"--attention-output", job.attention_output},
                                  {"--alignment-output", job.alignment_output}});

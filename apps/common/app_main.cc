@@ -12,9 +12,7 @@
 
 #include "nmt/core/error.h"
 #include "nmt/core/logging.h"
-#include "nmt/core/torch_log.h"
 #include "nmt/core/version.h"
-#include "nmt/kernels/kernels.h"
 
 namespace nmt::app {
 
@@ -22,11 +20,7 @@ void add_common_options(CLI::App& app) {
   app.fallthrough();  // --log-level also after a subcommand
   app.set_version_flag("--version", "nmt " + nmt::version())->configurable(false);
   add_parsed_option(app, "--log-level", "Log verbosity", enum_type_name<nmt::LogLevel>(), "info",
-                    [](const std::string& name) {
-                      const auto level = nmt::parse_enum<nmt::LogLevel>(name);
-                      nmt::set_log_level(level);
-                      nmt::show_torch_log(level <= nmt::LogLevel::debug);
-                    })
+                    [](const std::string& name) { nmt::set_log_level(nmt::parse_enum<nmt::LogLevel>(name)); })
       ->configurable(false);
 }
 
@@ -78,7 +72,6 @@ int run(CLI::App& app, int argc, char** argv, const std::function<void()>& body)
   note_command_line(argc, argv);  // so that a value given there is never blamed on a config file
   try {
     nmt::set_log_level(nmt::LogLevel::info);  // also installs the stderr logger
-    nmt::show_torch_log(false);  // our one-line errors say what LibTorch's multi-line reports say
     for (const std::string& file : config_arguments(argc, argv)) check_config_file(file);
     app.parse(argc, argv);
   } catch (const nmt::ConfigError& e) {  // check_config_file
@@ -98,8 +91,6 @@ int run(CLI::App& app, int argc, char** argv, const std::function<void()>& body)
     return 1;
   }
   try {
-    // A bad NMT_CPU_CAPABILITY is refused now, not at the first product (nmt-train's first validation).
-    spdlog::debug("CPU kernels: {}", nmt::kernel_capability());
     body();
     return 0;
   } catch (const nmt::ConfigError& e) {

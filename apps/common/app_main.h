@@ -20,6 +20,7 @@ std::string usage_error_message(const std::string& cli11_message);
 
 /// Parses argv and runs `body`. Usage errors print CLI11's message and return its exit code
 /// (--help returns 0); an exception from `body` is logged as one line with spdlog and returns 1.
+/// Needs no LibTorch: the programs that load models call run_with_libtorch (libtorch_app.h).
 int run(CLI::App& app, int argc, char** argv, const std::function<void()>& body);
 
 }  // namespace nmt::app

@@ -36,13 +36,4 @@ class DataError : public Error {
 /// e.g. require_option(n >= 1, "train.accumulate", ">= 1", "0").
 void require_option(bool ok, const std::string& key, const std::string& rule, const std::string& value);
 
-/// The first line of `error`'s message; for LibTorch's c10::Error, without its backtrace. LibTorch
-/// reports run over many lines (a backtrace, advice); ours are one line.
-std::string first_line(const std::exception& error);
-
-/// first_line(error) without the location of a LibTorch check: "[enforce fail at alloc_cpu.cpp:75]
-/// err == 0. DefaultCPUAllocator: not enough memory: ..." gives "DefaultCPUAllocator: not enough
-/// memory: ...". The one place that reads c10's enforce format (tests/core pin it).
-std::string torch_error_reason(const std::exception& error);
-
 }  // namespace nmt

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "nmt/core/error.h"
+#include "nmt/core/torch_error.h"
 #include "nmt/core/file_io.h"
 #include "nmt/core/sha256.h"
 #include "nmt/core/zip_check.h"

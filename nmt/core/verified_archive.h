@@ -16,6 +16,7 @@
 #include <string>
 
 #include "nmt/core/error.h"
+#include "nmt/core/torch_error.h"
 
 namespace nmt {
 

@@ -10,6 +10,7 @@
 
 #include "nmt/core/decimal_number.h"
 #include "nmt/core/error.h"
+#include "nmt/core/torch_error.h"
 #include "nmt/dist/communicator.h"
 
 namespace nmt {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "nmt/core/error.h"
+#include "nmt/core/torch_error.h"
 #include "nmt/core/verified_archive.h"
 #include "nmt/core/zip_check.h"
 

@@ -4,6 +4,7 @@
 #include <torch/nn/init.h>
 
 #include "nmt/core/error.h"
+#include "nmt/core/torch_error.h"
 #include "nmt/data/tokenizer.h"
 #include "nmt/model/attention_normaliser.h"
 #include "nmt/model/inference/inference_model.h"

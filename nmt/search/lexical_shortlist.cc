@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "nmt/core/error.h"
+#include "nmt/core/torch_error.h"
 #include "nmt/core/file_io.h"
 #include "nmt/core/sha256.h"
 #include "nmt/core/verified_archive.h"

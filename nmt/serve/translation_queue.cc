@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "nmt/core/log.h"
+#include "nmt/core/torch_error.h"
 #include "nmt/core/thread_count.h"
 #include "nmt/model/attention_hardening.h"
 #include "nmt/translate/source_tags.h"

@@ -14,6 +14,7 @@
 
 #include "nmt/core/allocator.h"
 #include "nmt/core/decimal_number.h"
+#include "nmt/core/torch_error.h"
 #include "nmt/core/device.h"
 #include "nmt/core/file_io.h"
 #include "nmt/core/log.h"

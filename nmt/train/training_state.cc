@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "nmt/core/error.h"
+#include "nmt/core/torch_error.h"
 #include "nmt/core/file_io.h"
 #include "nmt/core/verified_archive.h"
 #include "nmt/train/optimizer.h"

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "nmt/core/error.h"
+#include "nmt/core/torch_error.h"
 #include "nmt/core/log.h"
 #include "nmt/data/batch.h"
 #include "nmt/data/batching.h"

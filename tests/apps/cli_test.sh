@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CLI tests for nmt-tokenizer and nmt-corpus-stats. Usage: cli_test.sh BIN_DIR DATA_DIR
+# CLI tests for nmt-tokenizer and nmt-corpus-stats, and which programs load LibTorch. Usage: cli_test.sh BIN_DIR DATA_DIR
 set -uo pipefail
 bin=$1 data=$2
 source "$(dirname "$0")/cli_lib.sh"
@@ -13,6 +13,15 @@ grep -q "encode" "$work/out" || fail "help lists no subcommands"
 expect 0 "" -- "$tok" --version
 grep -qE '^nmt [0-9]+\.[0-9]+\.[0-9]+$' "$work/out" || fail "version output: $(cat "$work/out")"
 expect 0 "" -- "$stats" --help
+
+# The programs of text, corpora, metrics and pictures do not load LibTorch (nor libnmt, which needs
+# it): a start costs them milliseconds (apps/CMakeLists.txt). The model programs do.
+for program in nmt-tokenizer nmt-corpus nmt-corpus-stats nmt-score nmt-plot; do
+  needed=$(readelf -d "$bin/$program" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+  [[ -n $needed && ! $needed =~ (libtorch|libc10|libnmt) ]] && pass || fail "$program needs: $needed"
+done
+needed=$(readelf -d "$bin/nmt-translate" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+[[ $needed =~ libnmt && $needed =~ libtorch ]] && pass || fail "nmt-translate needs: $needed"
 
 # Train, encode, decode: the round trip gives back the input, line for line (empty lines too).
 # The model's folder must exist: a missing one is a typo to report, not a folder to create.

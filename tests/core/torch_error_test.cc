@@ -1,6 +1,6 @@
 // What LibTorch says, read back: the one place that parses c10's English (torch_error_reason) is
 // pinned here to the LibTorch we build with, by provoking the real error.
-#include "nmt/core/error.h"
+#include "nmt/core/torch_error.h"
 
 #include <ATen/ATen.h>
 #include <c10/util/Exception.h>
