@@ -37,6 +37,11 @@ struct CorpusCounts {
   std::size_t bad_ratio = 0;  // length ratio above max_length_ratio
 };
 
+/// ParallelCorpus::load's checks of the two files without tokenizing them: the same number of lines
+/// (a DataError naming both files and both counts) and valid UTF-8. One pass, constant memory:
+/// nmt-train makes it before it writes anything (nmt/train/training_data.h, check_data_files).
+void check_parallel_files(const std::string& source_path, const std::string& target_path);
+
 class ParallelCorpus {
  public:
   /// Reads both files line by line, checks that they have the same number of lines (the error names

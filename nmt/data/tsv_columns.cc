@@ -1,6 +1,7 @@
 #include "nmt/data/tsv_columns.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "nmt/core/error.h"
 #include "nmt/data/text_file.h"
@@ -27,7 +28,12 @@ bool is_tsv_column_number(const std::string& column) {
          }) && column[0] != '0';
 }
 
-TsvColumns read_tsv_columns(const std::string& path, const std::vector<std::string>& columns) {
+namespace {
+
+// Reads `path` row by row, checking every row's width, and gives `row` the fields of `columns`
+// (in their order) and the row's line.
+void for_each_tsv_row(const std::string& path, const std::vector<std::string>& columns,
+                      const std::function<void(const std::vector<std::string>&, std::size_t)>& row) {
   const bool numbered = std::all_of(columns.begin(), columns.end(), is_tsv_column_number);
   TextLineReader reader(path);
   std::string line;
@@ -48,9 +54,8 @@ TsvColumns read_tsv_columns(const std::string& path, const std::vector<std::stri
       index.push_back(static_cast<std::size_t>(found - header.begin()));
     }
   }
-  TsvColumns out;
-  out.fields.resize(columns.size());
   const std::size_t needed = index.empty() ? 0 : *std::max_element(index.begin(), index.end()) + 1;
+  std::vector<std::string> asked(index.size());
   while (reader.next(line)) {
     const std::vector<std::string> fields = split_tabs(line);
     if (width == 0) width = fields.size();
@@ -62,10 +67,25 @@ TsvColumns read_tsv_columns(const std::string& path, const std::vector<std::stri
       throw DataError(path + ":" + std::to_string(reader.line_number()) + ": " + std::to_string(fields.size()) +
                       " columns, and column " + std::to_string(needed) + " was asked for");
     }
-    for (std::size_t c = 0; c < index.size(); ++c) out.fields[c].push_back(fields[index[c]]);
-    out.lines.push_back(reader.line_number());
+    for (std::size_t c = 0; c < index.size(); ++c) asked[c] = fields[index[c]];
+    row(asked, reader.line_number());
   }
+}
+
+}  // namespace
+
+TsvColumns read_tsv_columns(const std::string& path, const std::vector<std::string>& columns) {
+  TsvColumns out;
+  out.fields.resize(columns.size());
+  for_each_tsv_row(path, columns, [&](const std::vector<std::string>& fields, std::size_t line) {
+    for (std::size_t c = 0; c < fields.size(); ++c) out.fields[c].push_back(fields[c]);
+    out.lines.push_back(line);
+  });
   return out;
+}
+
+void check_tsv_columns(const std::string& path, const std::vector<std::string>& columns) {
+  for_each_tsv_row(path, columns, [](const std::vector<std::string>&, std::size_t) {});
 }
 
 }  // namespace nmt

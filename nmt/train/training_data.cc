@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 
 #include "nmt/core/decimal_number.h"
 #include "nmt/core/error.h"
@@ -117,6 +118,31 @@ void check_data_files(const TrainConfig& config, bool dev) {
     if (file == nullptr) throw IoError(what + ": cannot open " + path + ": " + std::strerror(errno));
     std::fclose(file);
   }
+  // Then their shape, read through once: sides of one length, TSV rows of the header's width,
+  // valid UTF-8. Loading checks the same, but only after the subword models are trained.
+  const auto named = [](const std::string& what, const std::function<void()>& check) {
+    try {
+      check();
+    } catch (const ConfigError& e) {
+      throw ConfigError(what + ": " + e.what());
+    } catch (const DataError& e) {
+      throw DataError(what + ": " + e.what());
+    }
+  };
+  if (d.corpora.empty()) {
+    named("data.train-source/-target", [&] { check_parallel_files(d.train_source, d.train_target); });
+  }
+  for (std::size_t i = 0; i < d.corpora.corpora.size(); ++i) {
+    const CorpusOptions& corpus = d.corpora.corpora[i];
+    named(corpus_name(d.corpora, i), [&] {
+      if (corpus.tsv.empty()) {
+        check_parallel_files(corpus.source, corpus.target);
+      } else {
+        check_tsv_columns(corpus.tsv, {corpus.source_column, corpus.target_column});
+      }
+    });
+  }
+  if (dev) named("data.dev-source/-target", [&] { check_parallel_files(d.dev_source, d.dev_target); });
 }
 
 void check_corpus_tags(const TrainConfig& config, const Tokenizer& source_tokenizer) {

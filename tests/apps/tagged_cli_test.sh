@@ -69,6 +69,14 @@ printf '[[data.corpus]]\nsource = "a"\ntarget = 3\n' >"$work/typed.toml"
 expect_error 2 "typed.toml:3: data.corpus.target must be a string, got '3'" -- "$train" --config "$work/typed.toml"
 bad 1 "data.corpus\[1\] .*cannot open .*missing.es" \
   --data.corpus "{source = '$work/missing.es', target = '$data/toy.en', tag = '<2en>'}"
+# Files that open but do not fit: refused before the subword model is trained, which would write it.
+head -n 10 "$data/toy.en" >"$work/short.en"
+bad 1 "data.corpus\[1\] .*differ in length: .*toy.es has 319 lines, .*short.en has 10" \
+  --data.corpus "{source = '$data/toy.es', target = '$work/short.en', tag = '<2en>'}"
+printf 'es\ten\nuno\tone\ndos\n' >"$work/ragged.tsv"
+bad 1 "data.corpus\[1\] .*ragged.tsv:3: 1 columns, where the file's first line has 2" \
+  --data.corpus "{tsv = '$work/ragged.tsv', source-column = 'es', target-column = 'en', tag = '<2en>'}"
+[[ ! -e $work/spm.model ]] && pass || fail "a refused corpus left a subword model"
 
 # Train the two-way model.
 expect 0 "" -- "$train" --config "$work/tagged.toml"

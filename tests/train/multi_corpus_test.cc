@@ -281,6 +281,35 @@ TEST(MultiCorpus, BadCorporaAreOneLineErrors) {
   uneven.data.corpora.corpora[1].target = dir.path("a.en");
   EXPECT_THROW_WITH(TrainingCorpus(uneven, tokenizers.source, tokenizers.target), DataError, "b.es", "a.en");
 
+  // The same before anything is written (check_data_files: nmt-train's first step, before the run
+  // directory and the subword models), each error naming its corpus or option.
+  TrainConfig early = two_corpora(dir, "early", 10);
+  early.data.source_spm = dir.path("early.model");
+  early.data.corpora.corpora[1].target = dir.path("a.en");
+  EXPECT_THROW_WITH(check_data_files(early, true), DataError, "data.corpus[2] (", "b.es has 119 lines",
+                    "a.en has 200");
+  EXPECT_THROW_WITH(Trainer(early).run(), DataError, "data.corpus[2] (");
+  EXPECT_FALSE(fs::exists(dir.path("early"))) << "a run directory for refused data";
+  EXPECT_FALSE(fs::exists(dir.path("early.model"))) << "a subword model for refused data";
+  test::write_text(dir.path("ragged.tsv"), "es\ten\nuno\tone\ndos\n");
+  early.data.corpora.corpora[1] = CorpusOptions{};
+  early.data.corpora.corpora[1].tsv = dir.path("ragged.tsv");
+  early.data.corpora.corpora[1].source_column = "es";
+  early.data.corpora.corpora[1].target_column = "en";
+  EXPECT_THROW_WITH(check_data_files(early, true), DataError, "data.corpus[2] (", "ragged.tsv:3: 1 columns");
+  early.data.corpora.corpora[1].target_column = "spa";
+  EXPECT_THROW_WITH(check_data_files(early, true), ConfigError, "data.corpus[2] (", "no column 'spa'");
+  TrainConfig dev = two_corpora(dir, "early", 10);
+  dev.data.dev_target = dir.path("a.en");
+  EXPECT_THROW_WITH(check_data_files(dev, true), DataError, "data.dev-source/-target: ", "dev.es has 12 lines");
+  check_data_files(dev, false);  // the dev set is rank 0's alone
+  TrainConfig one = two_corpora(dir, "early", 10);
+  one.data.corpora.corpora.clear();
+  one.data.default_tag.clear();
+  one.data.train_source = dir.path("a.es");
+  one.data.train_target = dir.path("b.en");
+  EXPECT_THROW_WITH(check_data_files(one, true), DataError, "data.train-source/-target: ", "a.es has 200 lines");
+
   // A given subword model must hold the tags as user-defined symbols: not at all, or as a piece.
   TrainConfig plain = two_corpora(dir, "plain", 10);
   plain.data.source_spm = dir.path("plain.model");
