@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <initializer_list>
 
 #include "nmt/core/decimal_number.h"
 #include "nmt/core/error.h"
@@ -118,9 +119,29 @@ void check_data_files(const TrainConfig& config, bool dev) {
     if (file == nullptr) throw IoError(what + ": cannot open " + path + ": " + std::strerror(errno));
     std::fclose(file);
   }
+  // Training a subword model reads the training data once before the training does: a file that
+  // can be read once only (a FIFO, `<(zcat train.es.gz)`) would then load as empty.
+  const bool joint = d.target_spm.empty();
+  const bool trains_subwords =
+      config.init_from.empty() && !(fs::exists(d.source_spm) && (joint || fs::exists(d.target_spm)));
+  for (std::size_t i = 0; trains_subwords && i < files.size(); ++i) {
+    const auto& [what, path] = files[i];
+    std::error_code error;
+    if (what.rfind("data.dev-", 0) != 0 && !fs::is_regular_file(path, error)) {
+      throw ConfigError(what + ": " + path + " is not a regular file (a pipe?), and nmt-train reads the training "
+                        "data twice when it trains the subword model " + (joint ? d.source_spm : d.target_spm) +
+                        ": give a file, or a subword model that exists (data.source-spm)");
+    }
+  }
   // Then their shape, read through once: sides of one length, TSV rows of the header's width,
-  // valid UTF-8. Loading checks the same, but only after the subword models are trained.
-  const auto named = [](const std::string& what, const std::function<void()>& check) {
+  // valid UTF-8. Loading checks the same, but only after the subword models are trained. A file
+  // that can be read once only (a FIFO, `<(zcat corpus.gz)`) is left to the loading.
+  const auto named = [](const std::string& what, const std::function<void()>& check,
+                        std::initializer_list<std::string> paths) {
+    for (const std::string& path : paths) {
+      std::error_code error;
+      if (!fs::is_regular_file(path, error)) return;
+    }
     try {
       check();
     } catch (const ConfigError& e) {
@@ -130,19 +151,23 @@ void check_data_files(const TrainConfig& config, bool dev) {
     }
   };
   if (d.corpora.empty()) {
-    named("data.train-source/-target", [&] { check_parallel_files(d.train_source, d.train_target); });
+    named("data.train-source/-target", [&] { check_parallel_files(d.train_source, d.train_target); },
+          {d.train_source, d.train_target});
   }
   for (std::size_t i = 0; i < d.corpora.corpora.size(); ++i) {
     const CorpusOptions& corpus = d.corpora.corpora[i];
-    named(corpus_name(d.corpora, i), [&] {
-      if (corpus.tsv.empty()) {
-        check_parallel_files(corpus.source, corpus.target);
-      } else {
-        check_tsv_columns(corpus.tsv, {corpus.source_column, corpus.target_column});
-      }
-    });
+    if (corpus.tsv.empty()) {
+      named(corpus_name(d.corpora, i), [&] { check_parallel_files(corpus.source, corpus.target); },
+            {corpus.source, corpus.target});
+    } else {
+      named(corpus_name(d.corpora, i),
+            [&] { check_tsv_columns(corpus.tsv, {corpus.source_column, corpus.target_column}); }, {corpus.tsv});
+    }
   }
-  if (dev) named("data.dev-source/-target", [&] { check_parallel_files(d.dev_source, d.dev_target); });
+  if (dev) {
+    named("data.dev-source/-target", [&] { check_parallel_files(d.dev_source, d.dev_target); },
+          {d.dev_source, d.dev_target});
+  }
 }
 
 void check_corpus_tags(const TrainConfig& config, const Tokenizer& source_tokenizer) {

@@ -26,8 +26,10 @@ TokenizerPair load_or_train_tokenizers(const TrainConfig& config);
 /// IoError "NAME: cannot open PATH: REASON" unless every training file, and with `dev` the dev
 /// files (rank 0 alone reads them), opens for reading; then DataError (ConfigError for a TSV column
 /// its header lacks) "NAME: ..." unless each pair of files has one number of lines, each TSV's rows
-/// the header's width, and all of it valid UTF-8 (one pass over the files). nmt-train checks
-/// before it makes a run directory or trains a subword model, so that bad data leaves nothing behind.
+/// the header's width, and all of it valid UTF-8 (one pass over the regular files: a FIFO can be
+/// read once only, and is checked as it loads; ConfigError for one when a subword model is to be
+/// trained, which reads the data once more). nmt-train checks before it makes a run directory
+/// or trains a subword model, so that bad data leaves nothing behind.
 void check_data_files(const TrainConfig& config, bool dev);
 
 /// ConfigError unless every tag of data.corpus (and data.default-tag) is a user-defined symbol of

@@ -40,6 +40,13 @@ TOML
 expect 0 "" -- "$train" --help
 grep -q -- "--train.max-steps" "$work/out" || fail "help lacks --train.max-steps"
 
+# Training data from a pipe is read once: with a subword model to train (which reads it first) it is
+# refused before anything is written; with one that exists, it trains.
+expect_error 1 "data.train-source: /dev/fd/[0-9]+ is not a regular file \(a pipe\?\).*data.source-spm" -- \
+  "$train" --config "$work/toy.toml" --run-dir "$work/piped" --data.train-source <(cat "$data/toy.es") \
+  --train.max-steps 2
+[[ ! -e $work/piped && ! -e $work/spm.model ]] && pass || fail "a refused pipe left a run directory or subword model"
+
 # Configuration errors: one line naming the key, exit status 2 (usage) or 1.
 printf '[train]\nmax-step = 5\n' >"$work/typo.toml"
 expect 2 "unknown key 'train.max-step'" -- "$train" --config "$work/typo.toml"
@@ -79,6 +86,11 @@ step=$((10#${stem#step-}))
 expect 1 "already holds a training run" -- "$train" --config "$work/toy.toml" --train.max-steps 5
 expect 0 "" -- "$train" --config "$work/toy.toml" --resume --train.max-steps $((step + 5))
 grep -q "resumed from .*$stem.pt at step $step" "$work/err" && pass || fail "resume message: $(grep resumed "$work/err")"
+# The subword model exists now: training data from pipes trains.
+expect 0 "" -- "$train" --config "$work/toy.toml" --run-dir "$work/piped" --data.train-source <(cat "$data/toy.es") \
+  --data.train-target <(cat "$data/toy.en") --train.max-steps 2
+grep -q "training data: [0-9]* pairs kept of 319 " "$work/err" && [[ -f $work/piped/checkpoints/step-00000002.pt ]] && pass ||
+  fail "training from pipes: $(grep -m 1 'training data' "$work/err")"
 # Resuming a run that is already at its step limit takes no further step.
 expect 0 "" -- "$train" --config "$work/toy.toml" --resume --train.max-steps $((step + 5))
 grep -q "training ended (max steps) at step $((step + 5))" "$work/err" && pass || fail "resume at the limit stepped on"
