@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "nmt/core/error.h"
 #include "nmt/data/text_file.h"
@@ -21,31 +22,36 @@ void hash_word(std::uint64_t& hash, std::uint64_t word) {
   }
 }
 
-// The error of two files that end at different lines, with both totals: counts what is left of the
-// longer one, whose reader has just returned a line the other lacked.
-[[noreturn]] void throw_uneven(TextLineReader& source, TextLineReader& target, bool source_is_longer) {
-  TextLineReader& longer = source_is_longer ? source : target;
-  std::size_t longer_lines = longer.line_number();
-  std::string rest;
-  while (longer.next(rest)) longer_lines = longer.line_number();
-  const std::size_t source_lines = source_is_longer ? longer_lines : source.line_number();
-  const std::size_t target_lines = source_is_longer ? target.line_number() : longer_lines;
-  throw DataError("parallel corpus files differ in length: " + source.path() + " has " + std::to_string(source_lines) +
-                  " lines, " + target.path() + " has " + std::to_string(target_lines));
-}
-
-}  // namespace
-
-void check_parallel_files(const std::string& source_path, const std::string& target_path) {
+// Reads the two files line by line and gives `pair` each pair and its line. Files that end at
+// different lines are a DataError with both totals (what is left of the longer one is counted).
+void for_each_line_pair(const std::string& source_path, const std::string& target_path,
+                        const std::function<void(const std::string&, const std::string&, std::size_t)>& pair) {
   TextLineReader source(source_path);
   TextLineReader target(target_path);
   std::string source_line, target_line;
   while (true) {
     const bool has_source = source.next(source_line);
     const bool has_target = target.next(target_line);
-    if (has_source != has_target) throw_uneven(source, target, has_source);
-    if (!has_source) return;
+    if (has_source && has_target) {
+      pair(source_line, target_line, source.line_number());
+      continue;
+    }
+    if (has_source == has_target) return;
+    TextLineReader& longer = has_source ? source : target;
+    std::size_t longer_lines = longer.line_number();
+    std::string rest;
+    while (longer.next(rest)) longer_lines = longer.line_number();
+    const std::size_t source_lines = has_source ? longer_lines : source.line_number();
+    const std::size_t target_lines = has_target ? longer_lines : target.line_number();
+    throw DataError("parallel corpus files differ in length: " + source_path + " has " + std::to_string(source_lines) +
+                    " lines, " + target_path + " has " + std::to_string(target_lines));
   }
+}
+
+}  // namespace
+
+void check_parallel_files(const std::string& source_path, const std::string& target_path) {
+  for_each_line_pair(source_path, target_path, [](const std::string&, const std::string&, std::size_t) {});
 }
 
 std::vector<int> with_tag(int tag, TokenSpan ids) {
@@ -77,19 +83,11 @@ ParallelCorpus ParallelCorpus::load(const std::string& source_path, const std::s
   filter.validate();
   ParallelCorpus corpus;
   corpus.name_ = source_path + " and " + target_path;
-  TextLineReader source_reader(source_path);
-  TextLineReader target_reader(target_path);
-  std::string source_line, target_line;
-  while (true) {
-    const bool has_source = source_reader.next(source_line);
-    const bool has_target = target_reader.next(target_line);
-    if (!has_source || !has_target) {
-      if (has_source != has_target) throw_uneven(source_reader, target_reader, has_source);
-      break;
-    }
-    corpus.take(source_line, target_line, source_reader.line_number(), source_tokenizer, target_tokenizer, filter,
-                source_path);
-  }
+  for_each_line_pair(source_path, target_path,
+                     [&](const std::string& source_line, const std::string& target_line, std::size_t line) {
+                       corpus.take(source_line, target_line, line, source_tokenizer, target_tokenizer, filter,
+                                   source_path);
+                     });
   corpus.finish();
   return corpus;
 }

@@ -56,12 +56,18 @@ class ColumnFiles {
   std::vector<std::string> paths_;
 };
 
+// Whether the subword models data.source-spm (and data.target-spm unless joint) exist already;
+// otherwise nmt-train trains them on the training data.
+bool subword_models_exist(const DataOptions& d) {
+  return fs::exists(d.source_spm) && (d.target_spm.empty() || fs::exists(d.target_spm));
+}
+
 }  // namespace
 
 TokenizerPair load_or_train_tokenizers(const TrainConfig& config) {
   const DataOptions& d = config.data;
   const bool joint = d.target_spm.empty();
-  if (fs::exists(d.source_spm) && (joint || fs::exists(d.target_spm))) {
+  if (subword_models_exist(d)) {
     Tokenizer source = Tokenizer::load(d.source_spm);
     Tokenizer target = joint ? source : Tokenizer::load(d.target_spm);
     check_corpus_tags(config, source);
@@ -110,6 +116,7 @@ void check_data_files(const TrainConfig& config, bool dev) {
       if (!path->empty()) files.emplace_back(corpus_name(d.corpora, i), *path);
     }
   }
+  const std::size_t training_files = files.size();
   if (dev) {
     files.emplace_back("data.dev-source", d.dev_source);
     files.emplace_back("data.dev-target", d.dev_target);
@@ -121,15 +128,14 @@ void check_data_files(const TrainConfig& config, bool dev) {
   }
   // Training a subword model reads the training data once before the training does: a file that
   // can be read once only (a FIFO, `<(zcat train.es.gz)`) would then load as empty.
-  const bool joint = d.target_spm.empty();
-  const bool trains_subwords =
-      config.init_from.empty() && !(fs::exists(d.source_spm) && (joint || fs::exists(d.target_spm)));
-  for (std::size_t i = 0; trains_subwords && i < files.size(); ++i) {
+  const bool trains_subwords = config.init_from.empty() && !subword_models_exist(d);
+  for (std::size_t i = 0; trains_subwords && i < training_files; ++i) {
     const auto& [what, path] = files[i];
     std::error_code error;
-    if (what.rfind("data.dev-", 0) != 0 && !fs::is_regular_file(path, error)) {
+    if (!fs::is_regular_file(path, error)) {
       throw ConfigError(what + ": " + path + " is not a regular file (a pipe?), and nmt-train reads the training "
-                        "data twice when it trains the subword model " + (joint ? d.source_spm : d.target_spm) +
+                        "data twice when it trains the subword model " +
+                        (d.target_spm.empty() ? d.source_spm : d.target_spm) +
                         ": give a file, or a subword model that exists (data.source-spm)");
     }
   }
