@@ -31,7 +31,7 @@
 #     nlohmann-json3-dev zlib1g-dev libgloo-dev pkgconf-bin libpkgconf3 libcairo2-dev libcairo2 \
 #     libpixman-1-0 libfontconfig1 libfreetype6 libpng16-16 libxcb-shm0 libxcb1 libxcb-render0 \
 #     libxrender1 libx11-6 libxext6 libexpat1 libbrotli1 libxau6 libxdmcp6 libbsd0 libmd0 \
-#     fontconfig-config fonts-dejavu-core
+#     fontconfig-config fonts-dejavu-core libglib2.0-dev libglib2.0-0 libpcre2-8-0
 #   then drop what need not travel (static libraries but GoogleTest's, docs, the Debian
 #   SentencePiece) to stay under the device's 64 MiB, and carry .deps, third_party/sentencepiece
 #   and data/bible. This script mends the two things that do not travel as unpacked: cairo.pc's
@@ -86,7 +86,7 @@ run_for() {
 
 lib=$deps/root/usr/lib/x86_64-linux-gnu
 [[ -d $lib ]] || { echo "check-cuda.sh: no $lib: prepare --deps first (see --help)" >&2; exit 2; }
-sed -i '/^Requires/d' "$lib/pkgconfig/cairo.pc" 2>/dev/null
+sed -i '/^Requires/d' "$lib/pkgconfig/cairo.pc" "$lib/pkgconfig/glib-2.0.pc" 2>/dev/null
 [[ -e $lib/libz.so ]] || ln -sfn /lib/x86_64-linux-gnu/libz.so.1 "$lib/libz.so"
 export LD_LIBRARY_PATH=$lib:$deps/root/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 export PATH=$deps/root/usr/bin:/usr/local/cuda/bin:$PATH
