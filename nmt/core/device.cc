@@ -6,12 +6,14 @@
 
 namespace nmt {
 
-c10::Device parse_device(const std::string& name) {
-  if (name == "auto") return torch::cuda::is_available() ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
+c10::Device parse_device(const std::string& name, bool cpu_only_work) {
+  if (name == "auto") {
+    return torch::cuda::is_available() && !cpu_only_work ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
+  }
   if (name == "cpu") return c10::Device(c10::kCPU);
   if (name == "cuda" || name.rfind("cuda:", 0) == 0) {
     std::int64_t index = 0;
-    if (name.size() > 5) {
+    if (name != "cuda") {  // "cuda:" names no device
       const std::string digits = name.substr(5);
       if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 3) {
         throw ConfigError("device '" + name + "': expected cuda:N with a device number N");

@@ -397,7 +397,7 @@ TranslationServer::TranslationServer(ServeOptions options) : state_(std::make_un
   if (!s.options.api_keys_file.empty()) s.keys = ApiKeys::from_file(s.options.api_keys_file);
   keep_freed_memory();
   at::set_num_threads(s.options.threads);
-  s.device = parse_device(s.options.device);
+  s.device = parse_device(s.options.device, s.options.precision == Precision::int8);
   // With the native engine on the CPU each model also gets its int8 form, for the requests that ask.
   const InferencePrecision int8_form = s.options.int8_form();
   const bool offers_int8 =

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <torch/cuda.h>
 
+#include "nmt/core/device.h"
+#include "nmt/core/error.h"
 #include "nmt/model/checkpoint.h"
 #include "nmt/model/inference/inference_model.h"
 #include "nmt/model/seq2seq.h"
@@ -12,6 +14,29 @@
 
 namespace nmt {
 namespace {
+
+// --device's values, on every machine: "auto" is CUDA where LibTorch sees a GPU, except for work that
+// runs on the CPU alone (int8 decoding), where a GPU machine's default would only be an error.
+TEST(Device, NamesParseAndCpuOnlyWorkTakesTheCpuForAuto) {
+  const bool cuda = torch::cuda::is_available();
+  EXPECT_EQ(parse_device("cpu"), c10::Device(c10::kCPU));
+  EXPECT_EQ(parse_device("auto"), cuda ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU));
+  EXPECT_EQ(parse_device("auto", true), c10::Device(c10::kCPU));
+  EXPECT_EQ(parse_device("cpu", true), c10::Device(c10::kCPU));
+  for (const char* bad : {"gpu", "cuda:", "cuda:x", "cuda:1234", "CPU"}) {
+    EXPECT_THROW(parse_device(bad), ConfigError) << bad;
+  }
+  if (cuda) {
+    EXPECT_EQ(parse_device("cuda", true), c10::Device(c10::kCUDA, 0));  // explicit: the caller refuses it
+  } else {
+    try {
+      parse_device("cuda");
+      ADD_FAILURE() << "cuda accepted without CUDA";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("CUDA is not available"), std::string::npos) << e.what();
+    }
+  }
+}
 
 TEST(Device, CudaMatchesCpuForBothFaces) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
