@@ -241,7 +241,11 @@ if want rest; then
   grep -A12 '^FAILED' "$out/build-rest.log" | head -n 60 >>"$out/build-errors.txt"
 fi
 if want suite; then
-  run_for $(($(left) - 5)) "$out/ctest.log" ctest --test-dir build-cuda -j "$(nproc)" --timeout 240 --output-on-failure
+  # Two intra-op threads a test, as on CI's two cores: with LibTorch's default (a thread a core) and a
+  # test a core, 16 tests ran 256 threads on 16 cores and 8 long suites ran past 240 s (2026-11-29).
+  jobs=$(($(nproc) / 2)); ((jobs > 0)) || jobs=1
+  OMP_NUM_THREADS=2 MKL_NUM_THREADS=2 run_for $(($(left) - 5)) "$out/ctest.log" \
+    ctest --test-dir build-cuda -j "$jobs" --timeout 240 --output-on-failure
   rc=$?
   note "ctest: exit $rc: $(grep -E 'tests passed|tests failed' "$out/ctest.log")"
   grep -E '^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess|Not Run)' "$out/ctest.log" | head -n 40 | tee -a "$summary"

@@ -2,6 +2,10 @@
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0 passed=0
+# The programs' tests check the CPU's arithmetic (batch invariance, outputs bit for bit, int8), and
+# --device auto takes a GPU where LibTorch sees one: they see none. The CUDA paths have tests of their
+# own (Device.*, TrainerOnCuda.*, DistTrain.*Cuda*: scripts/check-cuda.sh runs them).
+export CUDA_VISIBLE_DEVICES=""
 
 pass() { passed=$((passed + 1)); }
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
