@@ -128,15 +128,30 @@ void TrainConfig::validate() const {
   sized.validate();
 }
 
+namespace {
+
+// The empty value of an option written only when set: "" or 0.
+template <typename T>
+bool is_empty_value(const T& value) {
+  if constexpr (std::is_arithmetic_v<T>) {
+    return value == T{};
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return value.empty();
+  } else {
+    return false;
+  }
+}
+
+}  // namespace
+
 std::string to_toml(const TrainConfig& config) {
   TomlWriter writer;
   for_each_option(config, [&](const OptionDoc& doc, const auto& field) {
     if constexpr (std::is_same_v<std::decay_t<decltype(field)>, CorpusList>) {
       for (const CorpusOptions& corpus : field.corpora) writer.add_table(doc.key, corpus_table_entries(corpus));
-    } else if ((&field == static_cast<const void*>(&config.data.default_tag) && config.data.default_tag.empty()) ||
-               (&field == static_cast<const void*>(&config.train.word_dropout) && config.train.word_dropout == 0)) {
-      // Like data.corpus, written only when set: a one-corpus run's configuration (and with it
-      // every checkpoint) stays byte for byte what it was before several corpora and word dropout.
+    } else if (doc.written_only_when_set && is_empty_value(field)) {
+      // Like data.corpus: a one-corpus run's configuration (and with it every checkpoint) stays
+      // byte for byte what it was before several corpora and word dropout.
     } else {
       writer.add(doc.key, TomlValue{}(field));
     }

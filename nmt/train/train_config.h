@@ -105,7 +105,8 @@ struct TrainConfig {
 
 /// The effective configuration as TOML: every option of for_each_option in canonical form (what
 /// a run directory's config.toml and every checkpoint hold; nmt-train --config reads it back),
-/// but for data.corpus and data.default-tag, which are written only when set.
+/// but for data.corpus and the options marked written_only_when_set (data.default-tag,
+/// train.word-dropout), which are written only when set.
 std::string to_toml(const TrainConfig& config);
 
 /// A digest of the options every rank of a group must share, per section ("" for the top-level
@@ -143,7 +144,8 @@ void data(Config& c, Visitor& visit) {
         d.corpora);
   visit(OptionDoc{"data.default-tag",
                   "Tag put before the dev sources, and before every source nmt-translate translates without --tag "
-                  "(empty: none)"},
+                  "(empty: none)",
+                  /*written_only_when_set=*/true},
         d.default_tag);
   visit(OptionDoc{"data.dev-source", "Validation source text (dev loss, perplexity and BLEU)"}, d.dev_source);
   visit(OptionDoc{"data.dev-target", "Validation target text"}, d.dev_target);
@@ -196,7 +198,8 @@ void train(Config& c, Visitor& visit) {
                   "Subword sampling of training sources and targets: alpha (0: off)"},
         t.sampling_alpha);
   visit(OptionDoc{"train.word-dropout",
-                  "Replace whole source and decoder-input tokens by <unk> at this rate (0: off)"},
+                  "Replace whole source and decoder-input tokens by <unk> at this rate (0: off)",
+                  /*written_only_when_set=*/true},
         t.word_dropout);
   visit(OptionDoc{"train.log-every", "Steps between progress lines"}, t.log_every);
   visit(OptionDoc{"train.max-bad-batches", "Stop after this many non-finite batches in a row"}, t.max_bad_batches);

@@ -23,6 +23,14 @@ TEST(TrainConfig, TheEffectiveConfigurationHasEveryOptionInSectionsInCanonicalFo
     EXPECT_NE(toml.find(line), std::string::npos) << line << " in\n" << toml;
   }
   EXPECT_EQ(toml.find("resume"), std::string::npos) << "resume is a command, not a setting";
+  // Options written only when set: absent at their empty value, there once given one.
+  EXPECT_EQ(toml.find("word-dropout"), std::string::npos);
+  EXPECT_EQ(toml.find("default-tag"), std::string::npos);
+  config.train.word_dropout = 0.1;
+  config.data.default_tag = "<2web>";
+  const std::string set = to_toml(config);
+  EXPECT_NE(set.find("\nword-dropout = 0.1\n"), std::string::npos) << set;
+  EXPECT_NE(set.find("\ndefault-tag = \"<2web>\"\n"), std::string::npos) << set;
 }
 
 TEST(TrainConfig, RanksCompareEveryOptionButWhereARankRuns) {
