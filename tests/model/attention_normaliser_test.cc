@@ -8,6 +8,7 @@
 #include <torch/autograd.h>
 
 #include <cmath>
+#include <iostream>
 #include <limits>
 #include <string>
 #include <vector>
@@ -22,6 +23,20 @@ namespace {
 const double kInf = std::numeric_limits<double>::infinity();
 
 at::Tensor row(std::vector<double> values) { return at::tensor(values, at::kDouble).unsqueeze(0); }
+
+// Whether LibTorch's sqrt rounds correctly, as std::sqrt does (the one-pass kernels use it): Debian's
+// LibTorch does; a LibTorch built with MKL may take MKL's vector sqrt, which promises 1 ulp.
+bool libtorch_sqrt_rounds_correctly(at::ScalarType type) {
+  at::manual_seed(5);
+  const at::Tensor x = (at::rand({4096}, at::kDouble) * 10).to(type);
+  const at::Tensor root = x.sqrt().to(at::kDouble), values = x.to(at::kDouble);
+  for (std::int64_t i = 0; i < x.size(0); ++i) {
+    const double v = values[i].item<double>(), r = root[i].item<double>();
+    const double exact = type == at::kFloat ? static_cast<double>(std::sqrt(static_cast<float>(v))) : std::sqrt(v);
+    if (r != exact) return false;
+  }
+  return true;
+}
 
 void expect_row(const at::Tensor& weights, const std::vector<double>& expected, double tolerance = 1e-12) {
   ASSERT_EQ(weights.size(-1), static_cast<std::int64_t>(expected.size()));
@@ -106,13 +121,23 @@ TEST(AttentionNormaliser, OnePassKernelsEqualTheClosedFormsBitForBit) {
              {0.5, 0.2, -1}, {3, 0, 0}, {1, 1, 0}, {2, 2, 2}, {1, 0}, {4, 0}, {2, 0}, {0.3, 0.3, 0.3, 0.3}}) {
       batches.push_back(row(r).to(type));
     }
+    // 1.5-entmax's closed form takes a sqrt; where LibTorch's is not correctly rounded (PyTorch 2.11's
+    // wheel on an AVX-512 Xeon differed by 1 ulp) the kernel is held to a few ulps instead of bits.
+    const bool exact_sqrt = libtorch_sqrt_rounds_correctly(type);
+    if (!exact_sqrt) std::cout << "LibTorch's " << c10::toString(type) << " sqrt is not correctly rounded here\n";
+    const double ulps = type == at::kFloat ? 4 * 1.2e-7 : 4 * 2.3e-16;
     for (std::size_t b = 0; b < batches.size(); ++b) {
       SCOPED_TRACE(std::string(c10::toString(type)) + " batch " + std::to_string(b));
       const at::Tensor& scores = batches[b];
       const at::Tensor sparse = sparsemax_rows(scores), closed_sparse = sparsemax_last(scores);
       const at::Tensor entmax = entmax15_rows(scores), closed_entmax = entmax15_last(scores);
       EXPECT_TRUE(at::equal(sparse, closed_sparse)) << (sparse - closed_sparse).abs().max().item<double>();
-      EXPECT_TRUE(at::equal(entmax, closed_entmax)) << (entmax - closed_entmax).abs().max().item<double>();
+      if (exact_sqrt) {
+        EXPECT_TRUE(at::equal(entmax, closed_entmax)) << (entmax - closed_entmax).abs().max().item<double>();
+      } else {
+        EXPECT_TRUE(at::allclose(entmax, closed_entmax, ulps, ulps)) << (entmax - closed_entmax).abs().max().item<double>();
+        EXPECT_TRUE(at::equal(entmax == 0, closed_entmax == 0)) << "the same support";
+      }
       EXPECT_TRUE((sparse.masked_select(scores.isneginf()) == 0).all().item<bool>());
     }
   }
