@@ -26,16 +26,11 @@
 # Needs nvcc, cmake, ninja and g++; data/bible with train/dev/test and spm.model (the reference
 # model's 8000 pieces: see scripts/bench_train.sh). Builds into build-cuda.
 #
-# Preparing DIR here (Debian 12), once:
-#   ../shared/gpu/debian-deps.sh .deps libprotobuf-dev libprotobuf32 protobuf-compiler libprotoc32 \
-#     nlohmann-json3-dev zlib1g-dev libgloo-dev pkgconf-bin libpkgconf3 libcairo2-dev libcairo2 \
-#     libpixman-1-0 libfontconfig1 libfreetype6 libpng16-16 libxcb-shm0 libxcb1 libxcb-render0 \
-#     libxrender1 libx11-6 libxext6 libexpat1 libbrotli1 libxau6 libxdmcp6 libbsd0 libmd0 \
-#     fontconfig-config fonts-dejavu-core libglib2.0-dev libglib2.0-0 libpcre2-8-0
-#   then drop what need not travel (static libraries but GoogleTest's, docs, the Debian
-#   SentencePiece) to stay under the device's 64 MiB, and carry .deps, third_party/sentencepiece
-#   and data/bible. This script mends the two things that do not travel as unpacked: cairo.pc's
-#   private requirements (their .pc files are not there) and libz.so's absolute link.
+# Preparing DIR here (Debian 12): scripts/prepare-gpu-carry.sh unpacks the Debian packages into
+# .deps/root (../shared/gpu/debian-deps.sh, trimmed) and packs them with SentencePiece's source,
+# data/bible and the int8 stage's model into .gpu/carry.tar.xz, under the device's 64 MiB; its
+# --help gives the two device calls. This script mends what does not travel as unpacked: cairo.pc's
+# and glib-2.0.pc's private requirements (their .pc files are not there) and libz.so's absolute link.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -56,7 +51,7 @@ while [[ $# -gt 0 ]]; do
     --stages) stages=$2; shift 2 ;;
     --bench-tokens) bench_tokens=$2; shift 2 ;;
     --int8-model) int8_model=$(realpath -m "$2"); shift 2 ;;
-    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
     -*) echo "check-cuda.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) out=$1; shift ;;
   esac
