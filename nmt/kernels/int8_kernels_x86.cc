@@ -14,6 +14,8 @@
 #include "nmt/kernels/int8_linear.h"
 
 #include <algorithm>
+#include <cfloat>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -41,6 +43,80 @@ inline std::int32_t four_bytes(const void* p) {
   std::memcpy(&v, p, sizeof v);
   return v;
 }
+
+}  // namespace
+
+// ---- The rows' quantization with AVX2 (int8_linear.h; quantize_rows in int8_linear.cc is the
+// definition it reproduces).
+
+NMT_INT8_AVX2 void quantize_rows_avx2(const float* x, std::int64_t rows, std::int64_t in, bool with_unsigned,
+                                      Int8Rows& q) {
+  constexpr float kSmallest = 127.0f / FLT_MAX;  // below it, 127 / max overflows: the row is zeros
+  constexpr float kRound = 12582912.0f;         // 1.5 * 2^23: adding and subtracting it rounds half to even
+  q.rows = rows;
+  q.stride = (in + kGroup - 1) / kGroup * kGroup;
+  // Every byte and value below is written: `q` may hold an earlier call's (its buffers are reused).
+  q.values.resize(static_cast<std::size_t>(rows * q.stride));
+  q.scales.resize(static_cast<std::size_t>(rows));
+  q.invalid.resize(static_cast<std::size_t>(rows));
+  if (with_unsigned) q.unsigned_values.resize(q.values.size());
+  const __m256 magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  const __m256 largest = _mm256_set1_ps(FLT_MAX);
+  const __m128i flip = _mm_set1_epi8(static_cast<char>(0x80));
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * in;
+    std::int8_t* row = q.values.data() + r * q.stride;
+    std::uint8_t* urow = with_unsigned ? q.unsigned_values.data() + r * q.stride : nullptr;
+    // The largest magnitude, and whether every |x| <= FLT_MAX (false for NaN and the infinities;
+    // the maximum may lose a NaN, the flag does not).
+    __m256 max8 = _mm256_setzero_ps(), finite8 = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+    std::int64_t k = 0;
+    for (; k + 8 <= in; k += 8) {
+      const __m256 a = _mm256_and_ps(_mm256_loadu_ps(xr + k), magnitude);
+      finite8 = _mm256_and_ps(finite8, _mm256_cmp_ps(a, largest, _CMP_LE_OQ));
+      max8 = _mm256_max_ps(max8, a);
+    }
+    alignas(32) float lanes[8];
+    _mm256_store_ps(lanes, max8);
+    bool finite = _mm256_movemask_ps(finite8) == 0xff;
+    float max_abs = 0.0f;
+    for (const float lane : lanes) max_abs = lane > max_abs ? lane : max_abs;
+    for (; k < in; ++k) {
+      const float a = std::fabs(xr[k]);
+      finite = finite && a <= FLT_MAX;
+      max_abs = a > max_abs ? a : max_abs;
+    }
+    q.invalid[r] = finite ? 0 : 1;
+    std::int64_t written = 0;  // values quantized; the rest of the row is zeros
+    if (!finite || max_abs < kSmallest) {
+      q.scales[r] = 0.0f;
+    } else {
+      const float inverse = 127.0f / max_abs;
+      const __m256 inverse8 = _mm256_set1_ps(inverse), round8 = _mm256_set1_ps(kRound);
+      const __m256 high = _mm256_set1_ps(127.0f), low = _mm256_set1_ps(-127.0f);
+      for (; written + 8 <= in; written += 8) {
+        // (x * inverse + kRound) - kRound, then clamped to [-127, 127]: integers, converted exactly.
+        const __m256 scaled = _mm256_mul_ps(_mm256_loadu_ps(xr + written), inverse8);
+        const __m256 v = _mm256_sub_ps(_mm256_add_ps(scaled, round8), round8);
+        const __m256i n = _mm256_cvtps_epi32(_mm256_min_ps(high, _mm256_max_ps(low, v)));
+        const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(n), _mm256_extracti128_si256(n, 1));
+        const __m128i bytes = _mm_packs_epi16(words, words);  // the eight values in order, in the low half
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(row + written), bytes);
+        if (urow != nullptr) _mm_storel_epi64(reinterpret_cast<__m128i*>(urow + written), _mm_xor_si128(bytes, flip));
+      }
+      for (; written < in; ++written) {
+        const float v = (xr[written] * inverse + kRound) - kRound;
+        row[written] = static_cast<std::int8_t>(std::min(127.0f, std::max(-127.0f, v)));
+        if (urow != nullptr) urow[written] = static_cast<std::uint8_t>(static_cast<std::uint8_t>(row[written]) ^ 0x80u);
+      }
+      q.scales[r] = max_abs / 127.0f;
+    }
+    std::fill(row + written, row + q.stride, std::int8_t{0});
+    if (urow != nullptr) std::fill(urow + written, urow + q.stride, std::uint8_t{0x80});
+  }
+}
+
+namespace {
 
 // ---- AVX2: a tile of kRows rows x one panel, two registers of 8 columns per row.
 
@@ -267,6 +343,9 @@ void multiply_avx512bw(const Int8Rows& x, const Int8Weight& w, std::int64_t firs
 }
 void multiply_vnni(const Int8Rows& x, const Int8Weight& w, std::int64_t first, std::int64_t last, float* y) {
   multiply_portable(x, w, first, last, y);
+}
+void quantize_rows_avx2(const float* x, std::int64_t rows, std::int64_t in, bool with_unsigned, Int8Rows& q) {
+  quantize_rows(x, rows, in, with_unsigned, q);
 }
 
 #endif

@@ -169,7 +169,11 @@ void run(const float* x, std::int64_t rows, const Int8Weight& w, Kernel kernel, 
   // One buffer per calling thread, grown to the largest input and reused: fresh vectors at every
   // product (several a decoder step) cost each worker's allocator arena tens of MiB of peak memory.
   thread_local Int8Rows q;
-  quantize_rows(x, rows, w.in, kernel == Kernel::vnni, q);
+  if (kernel == Kernel::portable) {
+    quantize_rows(x, rows, w.in, /*with_unsigned=*/false, q);
+  } else {
+    quantize_rows_avx2(x, rows, w.in, kernel == Kernel::vnni, q);
+  }
   // Threads (if any) take panels: every output is the same exact sum, whoever computes it.
   at::parallel_for(0, w.panels, /*grain_size=*/16, [&](std::int64_t first, std::int64_t last) {
     switch (kernel) {

@@ -54,6 +54,12 @@ enum class Kernel { portable, avx2, avx512bw, vnni };
 Int8Weight quantize_weight(const float* weight, std::int64_t out, std::int64_t in, const float* bias);
 /// x [rows, in] float contiguous, into `q` (its buffers reused: every value is written).
 void quantize_rows(const float* x, std::int64_t rows, std::int64_t in, bool with_unsigned, Int8Rows& q);
+/// The same with AVX2 (int8_kernels_x86.cc; every x86 kernel but the portable one takes it): the same
+/// bytes, scales and marks. A row's largest magnitude is a maximum, exact in any order; the values
+/// are rounded, clamped and converted as quantize_rows does, eight at a time. The scalar loop's
+/// maximum does not vectorise, and it cost 2-4 ns a value: as much as the product itself for the
+/// 256-wide outputs (the readout, the attention's query).
+void quantize_rows_avx2(const float* x, std::int64_t rows, std::int64_t in, bool with_unsigned, Int8Rows& q);
 
 /// y [rows, out] for panels [first, last): the kernel's loops (vector kernels in int8_kernels_x86.cc).
 void multiply_portable(const Int8Rows& x, const Int8Weight& w, std::int64_t first, std::int64_t last, float* y);

@@ -7,12 +7,15 @@
 #include <c10/core/GradMode.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "nmt/core/error.h"
+#include "nmt/kernels/int8_linear.h"
 #include "nmt/kernels/kernels.h"
 
 // A namespace of its own: the unity build puts this file in one unit with others.
@@ -93,6 +96,58 @@ TEST(Int8Linear, AdversarialRowsGiveTheReferencesBitsEverywhere) {
   EXPECT_TRUE(reference[4].equal(b)) << "a negligible row is quantized as zeros";
   EXPECT_TRUE(reference.select(1, 3).slice(0, 8).equal(b[3].expand({6}))) << "a zero weight row gives its bias";
   EXPECT_FALSE(reference.slice(0, 8).isnan().any().item<bool>());
+}
+
+// The vector quantization of the input rows (every x86 kernel but the portable one) against the
+// scalar definition, byte for byte, with and without VNNI's shifted bytes: every length from 1 to 40
+// (the 8-wide loop and its tail), the maximum in the tail, signed zeros, NaN and infinities in either
+// part, negligible rows, and a buffer reused from a longer call.
+TEST(Int8Linear, TheVectorQuantizationIsTheScalarOneByteForByte) {
+  const std::vector<std::string> kernels = int8_kernels();
+  if (std::find(kernels.begin(), kernels.end(), "avx2") == kernels.end()) GTEST_SKIP() << "no AVX2 on this CPU";
+  at::manual_seed(23);
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  int8::Int8Rows scalar, vector;
+  const auto expect_same = [&](const at::Tensor& x, bool with_unsigned, const std::string& what) {
+    const std::int64_t rows = x.size(0), in = x.size(1);
+    int8::quantize_rows(x.data_ptr<float>(), rows, in, with_unsigned, scalar);
+    int8::quantize_rows_avx2(x.data_ptr<float>(), rows, in, with_unsigned, vector);
+    ASSERT_EQ(vector.rows, scalar.rows) << what;
+    ASSERT_EQ(vector.stride, scalar.stride) << what;
+    const auto size = static_cast<std::size_t>(rows * scalar.stride);
+    EXPECT_TRUE(std::equal(scalar.values.begin(), scalar.values.begin() + size, vector.values.begin())) << what;
+    if (with_unsigned) {
+      EXPECT_TRUE(std::equal(scalar.unsigned_values.begin(), scalar.unsigned_values.begin() + size,
+                             vector.unsigned_values.begin()))
+          << what;
+    }
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const auto i = static_cast<std::size_t>(r);
+      EXPECT_EQ(vector.invalid[i], scalar.invalid[i]) << what << ", row " << r;
+      EXPECT_EQ(std::memcmp(&vector.scales[i], &scalar.scales[i], sizeof(float)), 0)
+          << what << ", row " << r << ": " << vector.scales[i] << " vs " << scalar.scales[i];
+    }
+  };
+  for (const bool with_unsigned : {false, true}) {
+    for (std::int64_t in = 1; in <= 40; ++in) {
+      at::Tensor x = at::randn({12, in});
+      x[1].zero_();
+      x[2] = -x[2].abs() * 0.0f;                        // negative zeros
+      x[3][in - 1] = 50.0f;                             // the maximum in the tail (or the vector part)
+      x[4][0] = nan;
+      x[5][in - 1] = -inf;
+      x[6] *= 1e-38f;                                   // negligible: zeros
+      x[7] = at::arange(in, at::kFloat) - static_cast<float>(in) / 2;  // halves of a step: ties
+      x[8].fill_(-3.0f);                                // every value the maximum
+      x[9] *= 3e38f / x[9].abs().max().item<float>();   // the largest finite magnitudes
+      x[10][in / 2] = inf;
+      x[11] = at::randn({in}) * 1e-30f;
+      expect_same(x, with_unsigned, std::to_string(in) + " columns" + (with_unsigned ? ", unsigned" : ""));
+    }
+  }
+  // A buffer that held a longer call's rows: every byte is written again.
+  expect_same(at::randn({30, 45}), true, "30 x 45");
+  expect_same(at::randn({3, 9}), true, "3 x 9 after 30 x 45");
 }
 
 TEST(Int8Linear, OneValueByHand) {
