@@ -65,6 +65,7 @@ fi
 tar -c --exclude=third_party/sentencepiece/.pc "${files[@]}" | xz -6 -T0 >"$out.partial"
 mv "$out.partial" "$out"
 size=$(stat -c %s "$out")
-tree=$(git ls-files -z | xargs -0 du -cb | tail -n 1 | cut -f1)
+# What travels beside it: tracked files and untracked ones git does not ignore.
+tree=$(git ls-files -z --cached --others --exclude-standard | du -cb --files0-from=- 2>/dev/null | tail -n 1 | cut -f1)
 echo "wrote $out: $((size / 1048576)) MiB (the tracked tree: $((tree / 1048576)) MiB; the device tool takes 64 MiB in all)"
 ((size + tree < 64 * 1048576)) || fail "$out and the tree exceed 64 MiB: carry less"

@@ -43,7 +43,7 @@ StreamSummary run_translate_job(TranslateJob job) {
   job.prepare();  // option errors come first and fast
   keep_freed_memory();
   at::set_num_threads(job.threads);
-  const c10::Device device = parse_device(job.device, job.precision == Precision::int8);
+  const c10::Device device = parse_device(job.device, job.inference_precision().any());
   const LoadedEnsemble loaded =
       load_models(job.checkpoints, job.engine, job.ensemble_mode, device, job.inference_precision());
   const LoadedModel& first = loaded.members.front();

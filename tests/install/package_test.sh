@@ -39,7 +39,11 @@ for spec in 'libtorch[0-9.]+ libtorch_cpu' 'libprotobuf[0-9]+(t64)? libprotobuf'
             'libspdlog[0-9.]+(-fmt[0-9]+)? libspdlog' 'libc6 libc'; do
   read -r needed library <<<"$spec"
   path=$(awk -v l="$library.so" 'index($1, l) == 1 {print $3; exit}' <<<"$linked")
-  if [[ -n $path ]] && ! dpkg -S "$(realpath "$path")" >/dev/null 2>&1 && ! dpkg -S "$path" >/dev/null 2>&1; then
+  [[ $path == not ]] && { fail "libnmt's $library is not found (ldd)"; continue; }
+  real=$(realpath "$path" 2>/dev/null || echo "$path")
+  # Merged /usr: dpkg may know the file under /lib or under /usr/lib.
+  if [[ -n $path ]] && ! dpkg -S "$real" >/dev/null 2>&1 && ! dpkg -S "$path" >/dev/null 2>&1 &&
+     ! dpkg -S "${real#/usr}" >/dev/null 2>&1; then
     echo "not checked: $needed in Depends ($path belongs to no installed package)"
     continue
   fi
