@@ -9,6 +9,9 @@
 #   reverse   + the same pairs reversed, English -> Spanish, tagged (<2en>, <2es>)
 #   both      kjv and reverse together (<2web>, <2kjv>; WEB -> Spanish tagged <2es>)
 #   wd        the best of them (--best NAME) with word dropout 0.1
+#   ensemble  no training: the --best variant's run and its second seed's (BEST and BEST-seed2, both
+#             trained to --steps) translate the test books together (nmt-translate -m A -m B)
+# --seed N trains the variant with seed N (the config's is 1) in its own run, VARIANT-seedN.
 # Each variant: train (resumable: an interrupted run continues, a finished one is kept), then the
 # test books with beam 5 and the recipe's length alpha 1.0, scored by nmt-score against the WEB
 # (BLEU, chrF2) and against WEB and KJV together (BLEU); dev BLEU is training's best validation.
@@ -17,25 +20,28 @@
 # continued run is the longer run), and its test translation goes to OUT/VARIANT-STEPS.test.out. A
 # variant takes about 40 minutes at 3000 steps on two idle cores: run them one at a time.
 #
-# Usage: scripts/quality_study.sh VARIANT [--steps N] [--out DIR] [--best NAME] [--build DIR] [--data DIR]
-#   (defaults: 3000 steps, runs/quality-study, build, data/bible)
+# Usage: scripts/quality_study.sh VARIANT [--steps N] [--seed N] [--out DIR] [--best NAME] [--build DIR]
+#                                 [--data DIR]
+#   (defaults: 3000 steps, seed 1, runs/quality-study, build, data/bible)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-steps=3000 out=$root/runs/quality-study build=$root/build data=$root/data/bible best="" variant=""
+steps=3000 seed=1 out=$root/runs/quality-study build=$root/build data=$root/data/bible best="" variant=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --steps) steps=$2; shift 2 ;;
+    --seed) seed=$2; shift 2 ;;
     --out) out=$(realpath -m "$2"); shift 2 ;;
     --best) best=$2; shift 2 ;;
     --build) build=$(realpath -m "$2"); shift 2 ;;
     --data) data=$(realpath -m "$2"); shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     -*) echo "quality_study.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     *) variant=$1; shift ;;
   esac
 done
 die() { echo "quality_study.sh: $*" >&2; exit 1; }
 [[ $steps =~ ^[1-9][0-9]*$ ]] || die "--steps must be a positive integer, got '$steps'"
+[[ $seed =~ ^[1-9][0-9]*$ ]] || die "--seed must be a positive integer, got '$seed'"
 options=()
 add_data_of() {  # add_data_of VARIANT: the variant's data options, appended to `options`
   local es=$data/train.es web=$data/train.en kjv=$data/train.kjv.en
@@ -55,7 +61,9 @@ case $variant in
   wd) [[ $best =~ ^(recipe|kjv|reverse|both)$ ]] || die "wd needs --best recipe|kjv|reverse|both"
       add_data_of "$best"
       options+=(--train.word-dropout 0.1) ;;
-  *) die "give a variant: recipe, kjv, reverse, both or wd (see --help)" ;;
+  ensemble) [[ $best =~ ^(recipe|kjv|reverse|both|wd)$ ]] || die "ensemble needs --best recipe|kjv|reverse|both|wd"
+            [[ $seed == 1 ]] || die "ensemble trains nothing: --seed is for the runs it joins" ;;
+  *) die "give a variant: recipe, kjv, reverse, both, wd or ensemble (see --help)" ;;
 esac
 config=$root/configs/bible-es-en.toml
 bin=$build/apps
@@ -63,45 +71,64 @@ for program in nmt-train nmt-translate nmt-score; do [[ -x $bin/$program ]] || d
 for file in train.es train.en train.kjv.en dev.es dev.en test.es test.en test.kjv.en; do
   [[ -f $data/$file ]] || die "$data/$file is missing (scripts/prepare_bible.py)"
 done
-run=$out/$variant
+name=$variant
+if ((seed != 1)); then
+  name=$variant-seed$seed
+  options+=(--seed "$seed")
+fi
+[[ $variant == ensemble ]] && name=ensemble-$best
+run=$out/$name
 mkdir -p "$out"
 
 # Paths in the configurations are relative to the repository root.
 cd "$root"
-if [[ -f $run/checkpoints/latest && $(cat "$run/checkpoints/latest") == step-$(printf '%08d' "$steps") ]]; then
-  echo "== $variant: trained ($steps steps), kept"
+checkpoint_name=step-$(printf '%08d' "$steps")
+models=()
+if [[ $variant == ensemble ]]; then
+  for member in "$out/$best" "$out/$best-seed2"; do
+    [[ -f $member/checkpoints/$checkpoint_name.pt ]] ||
+      die "ensemble: no $member/checkpoints/$checkpoint_name.pt: train $(basename "$member") to $steps steps first"
+    models+=(-m "$member/checkpoints/$checkpoint_name.pt")
+  done
+  echo "== $name: $best and $best-seed2 at $steps steps, together"
+elif [[ -f $run/checkpoints/latest && $(cat "$run/checkpoints/latest") == "$checkpoint_name" ]]; then
+  echo "== $name: trained ($steps steps), kept"
 else
   resume=()
   [[ -f $run/checkpoints/latest ]] && resume=(--resume)
-  echo "== $variant: training $steps steps -> $run"
+  echo "== $name: training $steps steps -> $run"
   # Appended: a resumed run keeps the log of its earlier parts.
   "$bin/nmt-train" --config "$config" --run-dir "$run" --train.max-steps "$steps" "${options[@]}" "${resume[@]}" \
-    >>"$run.train.log" 2>&1 || die "$variant: nmt-train failed: $(tail -n 2 "$run.train.log")"
+    >>"$run.train.log" 2>&1 || die "$name: nmt-train failed: $(tail -n 2 "$run.train.log")"
 fi
-model=$run/checkpoints/$(cat "$run/checkpoints/latest").pt
+[[ $variant == ensemble ]] || models=(-m "$run/checkpoints/$(cat "$run/checkpoints/latest").pt")
 
-echo "== $variant: test books, beam 5, length alpha 1.0"
-"$bin/nmt-translate" -m "$model" -b 5 --length-alpha 1.0 -i "$data/test.es" -o "$run-$steps.test.out" --progress never \
-  2>"$run.translate.err" || die "$variant: nmt-translate failed: $(tail -n 1 "$run.translate.err")"
+echo "== $name: test books, beam 5, length alpha 1.0"
+"$bin/nmt-translate" "${models[@]}" -b 5 --length-alpha 1.0 -i "$data/test.es" -o "$run-$steps.test.out" --progress never \
+  2>"$run.translate.err" || die "$name: nmt-translate failed: $(tail -n 1 "$run.translate.err")"
 score() { "$bin/nmt-score" "$@" -i "$run-$steps.test.out" --json; }
 web=$(score "$data/test.en") both_refs=$(score "$data/test.en" "$data/test.kjv.en" --metrics bleu)
 field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]]["score"])' "$1" "$2"; }
 # Dev: the best validation. Training time: the trainer's own clock (elapsed_s of the last step's
 # record), which spans every resume of the run and leaves out start-ups and the closing validation.
+# An ensemble trains nothing and is not validated: '-' for both.
 read -r dev seconds < <(python3 - "$run/metrics.jsonl" <<'PY'
-import json, sys
+import json, os, sys
+if not os.path.exists(sys.argv[1]):
+    print("- -")
+    sys.exit()
 records = [json.loads(line) for line in open(sys.argv[1])]
 best = max((r.get("bleu", -1) for r in records if r.get("event") == "valid"), default=-1)
 elapsed = max((r.get("elapsed_s", 0) for r in records if r.get("event") == "train"), default=0)
 print(f"{best:.2f} {elapsed:.0f}")
 PY
 )
-line=$(printf '%s\t%s\t%s\t%s\t%s\t%s\t%s' "$variant" "$steps" "$dev" "$(field "$web" bleu)" \
+line=$(printf '%s\t%s\t%s\t%s\t%s\t%s\t%s' "$name" "$steps" "$dev" "$(field "$web" bleu)" \
   "$(field "$both_refs" bleu)" "$(field "$web" chrf)" "$seconds")
 results=$out/results.tsv
 [[ -f $results ]] || printf 'variant\tsteps\tdev_bleu\ttest_bleu_web\ttest_bleu_web_kjv\ttest_chrf2_web\ttrain_seconds\n' >"$results"
 # One row per variant and step count: a run continued to more steps adds a row.
-grep -v "^$variant	$steps	" "$results" >"$results.tmp" || true
+grep -v "^$name	$steps	" "$results" >"$results.tmp" || true
 echo "$line" >>"$results.tmp"
 mv "$results.tmp" "$results"
 echo "$line"
