@@ -51,8 +51,6 @@ inline std::int32_t four_bytes(const void* p) {
 
 NMT_INT8_AVX2 void quantize_rows_avx2(const float* x, std::int64_t rows, std::int64_t in, bool with_unsigned,
                                       Int8Rows& q) {
-  constexpr float kSmallest = 127.0f / FLT_MAX;  // below it, 127 / max overflows: the row is zeros
-  constexpr float kRound = 12582912.0f;         // 1.5 * 2^23: adding and subtracting it rounds half to even
   q.rows = rows;
   q.stride = (in + kGroup - 1) / kGroup * kGroup;
   // Every byte and value below is written: `q` may hold an earlier call's (its buffers are reused).
@@ -88,14 +86,14 @@ NMT_INT8_AVX2 void quantize_rows_avx2(const float* x, std::int64_t rows, std::in
     }
     q.invalid[r] = finite ? 0 : 1;
     std::int64_t written = 0;  // values quantized; the rest of the row is zeros
-    if (!finite || max_abs < kSmallest) {
+    if (!finite || max_abs < kSmallestMax) {
       q.scales[r] = 0.0f;
     } else {
       const float inverse = 127.0f / max_abs;
-      const __m256 inverse8 = _mm256_set1_ps(inverse), round8 = _mm256_set1_ps(kRound);
+      const __m256 inverse8 = _mm256_set1_ps(inverse), round8 = _mm256_set1_ps(kRoundToInteger);
       const __m256 high = _mm256_set1_ps(127.0f), low = _mm256_set1_ps(-127.0f);
       for (; written + 8 <= in; written += 8) {
-        // (x * inverse + kRound) - kRound, then clamped to [-127, 127]: integers, converted exactly.
+        // quantize_value, eight at a time: rounded, clamped to [-127, 127], converted exactly.
         const __m256 scaled = _mm256_mul_ps(_mm256_loadu_ps(xr + written), inverse8);
         const __m256 v = _mm256_sub_ps(_mm256_add_ps(scaled, round8), round8);
         const __m256i n = _mm256_cvtps_epi32(_mm256_min_ps(high, _mm256_max_ps(low, v)));
@@ -105,8 +103,7 @@ NMT_INT8_AVX2 void quantize_rows_avx2(const float* x, std::int64_t rows, std::in
         if (urow != nullptr) _mm_storel_epi64(reinterpret_cast<__m128i*>(urow + written), _mm_xor_si128(bytes, flip));
       }
       for (; written < in; ++written) {
-        const float v = (xr[written] * inverse + kRound) - kRound;
-        row[written] = static_cast<std::int8_t>(std::min(127.0f, std::max(-127.0f, v)));
+        row[written] = quantize_value(xr[written], inverse);
         if (urow != nullptr) urow[written] = static_cast<std::uint8_t>(static_cast<std::uint8_t>(row[written]) ^ 0x80u);
       }
       q.scales[r] = max_abs / 127.0f;

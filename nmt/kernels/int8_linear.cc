@@ -20,10 +20,7 @@ namespace nmt {
 namespace int8 {
 namespace {
 
-// A row's largest magnitude and whether all its values are finite. Below kSmallest, 127 / max
-// overflows float: such a row (|values| < 4e-37) is quantized as zeros.
-constexpr float kSmallest = 127.0f / FLT_MAX;
-
+// A row's largest magnitude and whether all its values are finite.
 struct RowRange {
   float max_abs = 0.0f;
   bool finite = true;
@@ -39,23 +36,15 @@ RowRange range_of(const float* x, std::int64_t n) {
   return range;
 }
 
-// q[k] = round_half_even(x[k] * (127 / max)), which lies in [-127, 127] (x[k] = ±max gives
-// 127 times a factor within an ulp of 1); the clamp only guards that bound. Returns the scale
-// max / 127, or 0 for a zero (or negligible) row.
+// q[k] = quantize_value(x[k], 127 / max). Returns the scale max / 127, or 0 for a zero (or
+// negligible) row.
 float quantize(const float* x, std::int64_t n, float max_abs, std::int8_t* q) {
-  if (max_abs < kSmallest) {
+  if (max_abs < kSmallestMax) {
     std::fill(q, q + n, std::int8_t{0});
     return 0.0f;
   }
   const float inverse = 127.0f / max_abs;
-  // Adding and subtracting 1.5 * 2^23 rounds |v| < 2^22 to an integer, to nearest with ties to
-  // even (float addition's rounding): nearbyint's result without its library call, in a loop the
-  // compiler vectorises.
-  constexpr float kRound = 12582912.0f;
-  for (std::int64_t k = 0; k < n; ++k) {
-    const float v = (x[k] * inverse + kRound) - kRound;
-    q[k] = static_cast<std::int8_t>(std::min(127.0f, std::max(-127.0f, v)));
-  }
+  for (std::int64_t k = 0; k < n; ++k) q[k] = quantize_value(x[k], inverse);
   return max_abs / 127.0f;
 }
 

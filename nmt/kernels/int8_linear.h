@@ -13,6 +13,8 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <algorithm>
+#include <cfloat>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -45,6 +47,24 @@ struct Int8Rows {
   std::vector<float> scales;
   std::vector<std::uint8_t> invalid;
 };
+
+namespace {  // internal linkage: only the files built with -ffp-contract=off use these
+
+// Below it, 127 / max overflows float: a row whose largest magnitude is smaller (|values| < 4e-37)
+// is quantized as zeros.
+constexpr float kSmallestMax = 127.0f / FLT_MAX;
+// Adding and subtracting 1.5 * 2^23 rounds |v| < 2^22 to an integer, to nearest with ties to even
+// (float addition's rounding): nearbyint's result without its library call, in loops that vectorise.
+constexpr float kRoundToInteger = 12582912.0f;
+
+// One value: round_half_even(x * inverse), which lies in [-127, 127] when inverse = 127 / max
+// (x = ±max gives 127 times a factor within an ulp of 1); the clamp only guards that bound.
+inline std::int8_t quantize_value(float x, float inverse) {
+  const float v = (x * inverse + kRoundToInteger) - kRoundToInteger;
+  return static_cast<std::int8_t>(std::min(127.0f, std::max(-127.0f, v)));
+}
+
+}  // namespace
 
 /// Which loops run the products: the best this CPU has under NMT_CPU_CAPABILITY, or one chosen by
 /// the tests (any the CPU has).
