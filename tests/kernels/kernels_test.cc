@@ -231,6 +231,34 @@ TEST(WeightedContext, MatchesADoubleSumReadsThroughTheRowIndexAndSkipsZeroWeight
   EXPECT_THROW(weighted_context(weights, memory, index.slice(0, 0, 5)), c10::Error);
 }
 
+// The dot-score kernel (search, Luong dot and general): e[r, j] = q[r] . k[rows[r], j], read through
+// a row index. A position's score must not depend on the other positions (its bits equal those of
+// the same keys cut to that one position: a kernel that groups positions must keep each one's sum
+// order) nor a row's on the batch. Widths 37 and 270 run the lanes' tail.
+TEST(DotScores, EachPositionHasItsBitsAloneMatchesADoubleSumAndReadsThroughTheRowIndex) {
+  c10::NoGradGuard no_grad;
+  for (const std::int64_t width : {16, 37, 256, 270}) {
+    at::manual_seed(13);
+    const std::int64_t sources = 3, src_len = 9, rows = 5;
+    const at::Tensor keys = at::randn({sources, src_len, width});
+    const at::Tensor query = at::randn({rows, width});
+    const at::Tensor index = at::tensor({2, 0, 1, 2, 0}, at::kLong);
+    const at::Tensor scores = dot_scores(query, keys, index);
+    ASSERT_EQ(scores.sizes(), (std::vector<std::int64_t>{rows, src_len}));
+    const at::Tensor expected =
+        (keys.index_select(0, index).to(at::kDouble) * query.to(at::kDouble).unsqueeze(1)).sum(-1);
+    EXPECT_LT(max_abs_diff(scores.to(at::kDouble), expected), 1e-4) << "width " << width;
+    for (std::int64_t j = 0; j < src_len; ++j) {
+      const at::Tensor one = dot_scores(query, keys.slice(1, j, j + 1).contiguous(), index);
+      EXPECT_TRUE(at::equal(one.select(1, 0), scores.select(1, j))) << "width " << width << ", position " << j;
+    }
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const at::Tensor alone = dot_scores(query.slice(0, r, r + 1), keys, index.slice(0, r, r + 1));
+      EXPECT_TRUE(at::equal(alone[0], scores[r])) << "width " << width << ", row " << r;
+    }
+  }
+}
+
 TEST(FastSigmoid, IsWithin2e7RelativeOfTheSigmoidEverywhere) {
   std::vector<float> xs = {0.0f, 1e-30f, 1e-8f, 86.9f, 87.0f};
   for (int i = -300000; i <= 300000; ++i) xs.push_back(static_cast<float>(i) * 1e-4f);  // [-30, 30]
