@@ -12,29 +12,33 @@
 #   ensemble  no training: the --best variant's run and its second seed's (BEST and BEST-seed2, both
 #             trained to --steps) translate the test books together (nmt-translate -m A -m B)
 # --seed N trains the variant with seed N (the config's is 1) in its own run, VARIANT-seedN.
+# --checkpoint last (the default) translates the run's checkpoint at --steps; --checkpoint best its
+# best.pt (the best dev BLEU up to there: what training keeps to ship), in a row named VARIANT:best.
+# The dev column is the evaluated checkpoint's own validation (for an ensemble: '-').
 # Each variant: train (resumable: an interrupted run continues, a finished one is kept), then the
 # test books with beam 5 and the recipe's length alpha 1.0, scored by nmt-score against the WEB
-# (BLEU, chrF2) and against WEB and KJV together (BLEU); dev BLEU is training's best validation.
+# (BLEU, chrF2) and against WEB and KJV together (BLEU), and the dev BLEU of the checkpoint translated.
 # One line per variant and step count goes to OUT/results.tsv (replaced when that pair is run again);
 # `--steps` above a finished run's continues it (the plateau schedule reads only validations, so the
 # continued run is the longer run), and its test translation goes to OUT/VARIANT-STEPS.test.out. A
 # variant takes about 40 minutes at 3000 steps on two idle cores: run them one at a time.
 #
-# Usage: scripts/quality_study.sh VARIANT [--steps N] [--seed N] [--out DIR] [--best NAME] [--build DIR]
-#                                 [--data DIR]
-#   (defaults: 3000 steps, seed 1, runs/quality-study, build, data/bible)
+# Usage: scripts/quality_study.sh VARIANT [--steps N] [--seed N] [--checkpoint last|best] [--out DIR]
+#                                 [--best NAME] [--build DIR] [--data DIR]
+#   (defaults: 3000 steps, seed 1, last, runs/quality-study, build, data/bible)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-steps=3000 seed=1 out=$root/runs/quality-study build=$root/build data=$root/data/bible best="" variant=""
+steps=3000 seed=1 checkpoint=last out=$root/runs/quality-study build=$root/build data=$root/data/bible best="" variant=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --steps) steps=$2; shift 2 ;;
     --seed) seed=$2; shift 2 ;;
+    --checkpoint) checkpoint=$2; shift 2 ;;
     --out) out=$(realpath -m "$2"); shift 2 ;;
     --best) best=$2; shift 2 ;;
     --build) build=$(realpath -m "$2"); shift 2 ;;
     --data) data=$(realpath -m "$2"); shift 2 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     -*) echo "quality_study.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     *) variant=$1; shift ;;
   esac
@@ -42,6 +46,7 @@ done
 die() { echo "quality_study.sh: $*" >&2; exit 1; }
 [[ $steps =~ ^[1-9][0-9]*$ ]] || die "--steps must be a positive integer, got '$steps'"
 [[ $seed =~ ^[1-9][0-9]*$ ]] || die "--seed must be a positive integer, got '$seed'"
+[[ $checkpoint =~ ^(last|best)$ ]] || die "--checkpoint must be last or best, got '$checkpoint'"
 options=()
 add_data_of() {  # add_data_of VARIANT: the variant's data options, appended to `options`
   local es=$data/train.es web=$data/train.en kjv=$data/train.kjv.en
@@ -78,57 +83,92 @@ if ((seed != 1)); then
 fi
 [[ $variant == ensemble ]] && name=ensemble-$best
 run=$out/$name
+# The row's name and the translation's file: VARIANT (the checkpoint at --steps) or VARIANT:best.
+row=$name output=$run-$steps.test.out
+if [[ $checkpoint == best ]]; then
+  row=$name:best output=$run-$steps-best.test.out
+fi
 mkdir -p "$out"
 
 # Paths in the configurations are relative to the repository root.
 cd "$root"
 checkpoint_name=step-$(printf '%08d' "$steps")
+latest_of() { [[ -f $1/checkpoints/latest ]] && cat "$1/checkpoints/latest" || echo none; }
+# A run's best.pt is its best over every step it has trained: it answers for --steps N only when
+# the run stopped at N.
+require_best_at() {
+  [[ $(latest_of "$1") == "$checkpoint_name" ]] ||
+    die "--checkpoint best: $1 has trained to $(latest_of "$1"), not $checkpoint_name, so its best.pt is not the best up to $steps steps"
+}
 models=()
 if [[ $variant == ensemble ]]; then
   for member in "$out/$best" "$out/$best-seed2"; do
     [[ -f $member/checkpoints/$checkpoint_name.pt ]] ||
       die "ensemble: no $member/checkpoints/$checkpoint_name.pt: train $(basename "$member") to $steps steps first"
-    models+=(-m "$member/checkpoints/$checkpoint_name.pt")
+    if [[ $checkpoint == best ]]; then
+      require_best_at "$member"
+      models+=(-m "$member/best.pt")
+    else
+      models+=(-m "$member/checkpoints/$checkpoint_name.pt")
+    fi
   done
-  echo "== $name: $best and $best-seed2 at $steps steps, together"
-elif [[ -f $run/checkpoints/latest && $(cat "$run/checkpoints/latest") == "$checkpoint_name" ]]; then
-  echo "== $name: trained ($steps steps), kept"
+  echo "== $name: $best and $best-seed2 at $steps steps ($checkpoint checkpoints), together"
 else
-  resume=()
-  [[ -f $run/checkpoints/latest ]] && resume=(--resume)
-  echo "== $name: training $steps steps -> $run"
-  # Appended: a resumed run keeps the log of its earlier parts.
-  "$bin/nmt-train" --config "$config" --run-dir "$run" --train.max-steps "$steps" "${options[@]}" "${resume[@]}" \
-    >>"$run.train.log" 2>&1 || die "$name: nmt-train failed: $(tail -n 2 "$run.train.log")"
+  latest=$(latest_of "$run")
+  if [[ $latest == "$checkpoint_name" ]]; then
+    echo "== $name: trained ($steps steps), kept"
+  elif [[ $latest != none && $((10#${latest#step-})) -gt $steps ]]; then
+    [[ -f $run/checkpoints/$checkpoint_name.pt ]] || die "$name has trained past $steps steps ($latest) and kept no $checkpoint_name.pt"
+    echo "== $name: trained past $steps steps ($latest); its $checkpoint_name checkpoint"
+  else
+    resume=()
+    [[ $latest != none ]] && resume=(--resume)
+    echo "== $name: training $steps steps -> $run"
+    # Appended: a resumed run keeps the log of its earlier parts.
+    "$bin/nmt-train" --config "$config" --run-dir "$run" --train.max-steps "$steps" "${options[@]}" "${resume[@]}" \
+      >>"$run.train.log" 2>&1 || die "$name: nmt-train failed: $(tail -n 2 "$run.train.log")"
+  fi
+  if [[ $checkpoint == best ]]; then
+    require_best_at "$run"
+    models=(-m "$run/best.pt")
+  else
+    models=(-m "$run/checkpoints/$checkpoint_name.pt")
+  fi
 fi
-[[ $variant == ensemble ]] || models=(-m "$run/checkpoints/$(cat "$run/checkpoints/latest").pt")
 
-echo "== $name: test books, beam 5, length alpha 1.0"
-"$bin/nmt-translate" "${models[@]}" -b 5 --length-alpha 1.0 -i "$data/test.es" -o "$run-$steps.test.out" --progress never \
+echo "== $row: test books, beam 5, length alpha 1.0"
+"$bin/nmt-translate" "${models[@]}" -b 5 --length-alpha 1.0 -i "$data/test.es" -o "$output" --progress never \
   2>"$run.translate.err" || die "$name: nmt-translate failed: $(tail -n 1 "$run.translate.err")"
-score() { "$bin/nmt-score" "$@" -i "$run-$steps.test.out" --json; }
+score() { "$bin/nmt-score" "$@" -i "$output" --json; }
 web=$(score "$data/test.en") both_refs=$(score "$data/test.en" "$data/test.kjv.en" --metrics bleu)
 field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]]["score"])' "$1" "$2"; }
-# Dev: the best validation. Training time: the trainer's own clock (elapsed_s of the last step's
-# record), which spans every resume of the run and leaves out start-ups and the closing validation.
-# An ensemble trains nothing and is not validated: '-' for both.
-read -r dev seconds < <(python3 - "$run/metrics.jsonl" <<'PY'
+# Dev: the evaluated checkpoint's validation (the one at --steps; with --checkpoint best, the best up
+# to there). Training time: the trainer's own clock (elapsed_s of the last step's record up to
+# --steps), which spans every resume of the run and leaves out start-ups and the closing
+# validation. An ensemble trains nothing and is not validated: '-' for both.
+read -r dev seconds < <(python3 - "$run/metrics.jsonl" "$steps" "$checkpoint" <<'PY'
 import json, os, sys
-if not os.path.exists(sys.argv[1]):
+path, steps, checkpoint = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+if not os.path.exists(path):
     print("- -")
     sys.exit()
-records = [json.loads(line) for line in open(sys.argv[1])]
-best = max((r.get("bleu", -1) for r in records if r.get("event") == "valid"), default=-1)
-elapsed = max((r.get("elapsed_s", 0) for r in records if r.get("event") == "train"), default=0)
-print(f"{best:.2f} {elapsed:.0f}")
+records = [json.loads(line) for line in open(path)]
+valid = [r for r in records if r.get("event") == "valid" and r.get("step", 0) <= steps and "bleu" in r]
+if checkpoint == "best":
+    dev = max((r["bleu"] for r in valid), default=None)
+else:
+    dev = next((r["bleu"] for r in reversed(valid) if r.get("step") == steps), None)
+elapsed = max((r.get("elapsed_s", 0) for r in records if r.get("event") == "train" and r.get("step", 0) <= steps),
+              default=0)
+print(f"{'-' if dev is None else f'{dev:.2f}'} {elapsed:.0f}")
 PY
 )
-line=$(printf '%s\t%s\t%s\t%s\t%s\t%s\t%s' "$name" "$steps" "$dev" "$(field "$web" bleu)" \
+line=$(printf '%s\t%s\t%s\t%s\t%s\t%s\t%s' "$row" "$steps" "$dev" "$(field "$web" bleu)" \
   "$(field "$both_refs" bleu)" "$(field "$web" chrf)" "$seconds")
 results=$out/results.tsv
 [[ -f $results ]] || printf 'variant\tsteps\tdev_bleu\ttest_bleu_web\ttest_bleu_web_kjv\ttest_chrf2_web\ttrain_seconds\n' >"$results"
 # One row per variant and step count: a run continued to more steps adds a row.
-grep -v "^$name	$steps	" "$results" >"$results.tmp" || true
+grep -v "^$row	$steps	" "$results" >"$results.tmp" || true
 echo "$line" >>"$results.tmp"
 mv "$results.tmp" "$results"
 echo "$line"
