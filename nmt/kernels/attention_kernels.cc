@@ -111,18 +111,24 @@ at::Tensor additive_energy(const at::Tensor& query, const at::Tensor& keys, cons
   return e;
 }
 
-at::Tensor dot_scores(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& rows) {
+at::Tensor dot_scores(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& rows, const at::Tensor& mask) {
   TORCH_CHECK(query.dim() == 2 && keys.dim() == 3 && keys.size(2) == query.size(1),
               "dot_scores: expected query [rows, D] and keys [sources, src_len, D], got ", query.sizes(), " and ",
               keys.sizes());
+  TORCH_CHECK(!mask.defined() || (mask.dim() == 2 && mask.size(0) == query.size(0) && mask.size(1) == keys.size(1) &&
+                                  mask.scalar_type() == at::kBool),
+              "dot_scores: mask must be bool [", query.size(0), ", ", keys.size(1), "]");
   if (!inference_kernels_apply(query, keys)) {  // autograd, other devices: keys gathered per query row
     const at::Tensor rows_keys = rows.defined() ? keys.index_select(0, rows.to(keys.device())) : keys;
     // Elementwise products summed over the last dimension, not a matrix product with one output
     // column: BLAS picks its kernel (and summation order) by the row count (docs/search.md).
-    return (rows_keys * query.unsqueeze(1)).sum(-1);  // [rows, src_len, D] . [rows, 1, D]
+    const at::Tensor e = (rows_keys * query.unsqueeze(1)).sum(-1);  // [rows, src_len, D] . [rows, 1, D]
+    return mask.defined() ? e.masked_fill(mask.logical_not(), -std::numeric_limits<double>::infinity()) : e;
   }
   const std::int64_t* index = row_index(rows, query.size(0), keys.size(0), "dot_scores");
   const at::Tensor q = query.contiguous(), k = keys.contiguous();
+  const at::Tensor m = mask.defined() ? mask.to(at::kCPU).contiguous() : mask;
+  const bool* mp = m.defined() ? m.data_ptr<bool>() : nullptr;
   const std::int64_t src_len = k.size(1), size = k.size(2);
   at::Tensor e = at::empty({q.size(0), src_len}, k.options());
   AT_DISPATCH_FLOATING_TYPES(k.scalar_type(), "dot_scores", [&] {
@@ -132,7 +138,16 @@ at::Tensor dot_scores(const at::Tensor& query, const at::Tensor& keys, const at:
     at::parallel_for(0, q.size(0), 1, [&](std::int64_t begin, std::int64_t end) {
       for (std::int64_t r = begin; r < end; ++r) {
         const std::int64_t source = index != nullptr ? index[r] : r;
-        dot_sentence(qp + r * size, kp + source * src_len * size, ep + r * src_len, src_len, size);
+        const bool* real = mp != nullptr ? mp + r * src_len : nullptr;
+        std::int64_t computed = src_len;  // positions up to the row's last real one
+        if (real != nullptr) {
+          while (computed > 0 && !real[computed - 1]) --computed;
+        }
+        scalar_t* er = ep + r * src_len;
+        dot_sentence(qp + r * size, kp + source * src_len * size, er, computed, size);
+        for (std::int64_t j = 0; real != nullptr && j < src_len; ++j) {
+          if (!real[j]) er[j] = -std::numeric_limits<scalar_t>::infinity();
+        }
       }
     });
   });

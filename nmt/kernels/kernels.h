@@ -66,7 +66,10 @@ bool inference_kernels_apply(const at::Tensor& a, const at::Tensor& b);
 
 /// e[r, j] = q[r] . k[n(r), j]: query [R, D], keys [N, S, D], rows as above -> e [R, S]. The kernel
 /// when the inference kernels apply, else elementwise products summed (autograd, other devices).
-at::Tensor dot_scores(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& rows);
+/// mask [R, S] bool, when given: e is -inf where it is false, and the kernel does not compute the
+/// positions after a row's last real one (its padding); the others are the same bits either way.
+at::Tensor dot_scores(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& rows,
+                      const at::Tensor& mask = at::Tensor());
 
 /// weights [R, S], memory [N, S, M], rows as above -> context [R, M]: the kernel when the inference
 /// kernels apply, else a batched matrix product (autograd, other devices).

@@ -2,19 +2,12 @@
 
 #include <torch/nn/functional/activation.h>
 
-#include <limits>
-
 #include "nmt/kernels/kernels.h"
 #include "nmt/model/attention_normaliser.h"
 #include "nmt/model/attention_window.h"
 
 namespace nmt {
 namespace {
-
-// -inf where mask (when given) is false.
-at::Tensor masked(const at::Tensor& scores, const at::Tensor& mask) {
-  return mask.defined() ? scores.masked_fill(mask.logical_not(), -std::numeric_limits<double>::infinity()) : scores;
-}
 
 torch::nn::Linear linear(std::int64_t in, std::int64_t out) {
   return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(false));
@@ -102,7 +95,7 @@ at::Tensor DotAttention::precompute_keys(const at::Tensor& memory) {
 }
 
 at::Tensor DotAttention::score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& mask) {
-  return masked(dot_scores(query, keys, at::Tensor()), mask);  // q^T h_j (or q^T P h_j)
+  return dot_scores(query, keys, at::Tensor(), mask);  // q^T h_j (or q^T P h_j)
 }
 
 AttentionParts DotAttention::parts() const { return {key_layer_ ? key_layer_->weight : at::Tensor(), {}, {}}; }
@@ -114,7 +107,7 @@ GeneralAttention::GeneralAttention(std::int64_t query_size, std::int64_t memory_
 at::Tensor GeneralAttention::precompute_keys(const at::Tensor& memory) { return stable_linear(memory, key_layer_->weight); }
 
 at::Tensor GeneralAttention::score(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& mask) {
-  return masked(dot_scores(query, keys, at::Tensor()), mask);  // q^T (W h_j)
+  return dot_scores(query, keys, at::Tensor(), mask);  // q^T (W h_j)
 }
 
 AttentionParts GeneralAttention::parts() const { return {key_layer_->weight, {}, {}}; }

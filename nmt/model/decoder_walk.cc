@@ -49,7 +49,8 @@ at::Tensor gru_stack(const at::Tensor& first_input_gates, const at::Tensor& hidd
     input = gru_cell(input_gates, terms.hidden_gates(l, h), h);
     states.push_back(input);
   }
-  return at::stack(states);
+  // One layer (the reference models): a view, not a copy of the state at every step.
+  return layers == 1 ? states.front().unsqueeze(0) : at::stack(states);
 }
 
 }  // namespace

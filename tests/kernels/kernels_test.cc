@@ -259,6 +259,45 @@ TEST(DotScores, EachPositionHasItsBitsAloneMatchesADoubleSumAndReadsThroughTheRo
   }
 }
 
+// With a mask (search's padding), masked positions are -inf and the kernel skips a row's trailing
+// padding: the NaN keys there, which a computed score would carry, must not show; every real
+// position keeps the unmasked call's bits, a hole inside a row included. Autograd's path (the
+// elementwise sum) masks the same positions.
+TEST(DotScores, MasksPaddingWithoutScoringItAndKeepsTheRealPositionsBits) {
+  c10::NoGradGuard no_grad;
+  at::manual_seed(17);
+  const std::int64_t sources = 2, src_len = 7, width = 40, rows = 4;
+  at::Tensor keys = at::randn({sources, src_len, width});
+  const at::Tensor query = at::randn({rows, width});
+  const at::Tensor index = at::tensor({0, 1, 1, 0}, at::kLong);
+  at::Tensor mask = at::ones({rows, src_len}, at::kBool);
+  mask[0].slice(0, 5).fill_(false);  // rows 0 and 3 read source 0, whose positions 5 and 6 are padding
+  mask[3].slice(0, 5).fill_(false);
+  mask[1].slice(0, 3).fill_(false);  // row 1: all but its first three positions
+  mask[2][4] = false;                // row 2: a hole, not padding
+  const at::Tensor plain = dot_scores(query, keys, index);
+  keys[0].slice(0, 5).fill_(std::numeric_limits<float>::quiet_NaN());
+  const at::Tensor scores = dot_scores(query, keys, index, mask);
+  const float minus_infinity = -std::numeric_limits<float>::infinity();
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t j = 0; j < src_len; ++j) {
+      const float got = scores[r][j].item<float>();
+      if (mask[r][j].item<bool>()) {
+        EXPECT_EQ(got, plain[r][j].item<float>()) << "row " << r << ", position " << j;
+      } else {
+        EXPECT_EQ(got, minus_infinity) << "row " << r << ", position " << j;
+      }
+    }
+  }
+  EXPECT_THROW(dot_scores(query, keys, index, mask.slice(1, 0, 3)), c10::Error);
+  c10::AutoGradMode grad(true);
+  const at::Tensor autograd = dot_scores(query.clone().requires_grad_(true), keys, index, mask);
+  ASSERT_TRUE(autograd.requires_grad());
+  const at::Tensor real = mask, padded = mask.logical_not();
+  EXPECT_TRUE(at::all(autograd.masked_select(padded) == minus_infinity).item<bool>());
+  EXPECT_LT((autograd.masked_select(real) - scores.masked_select(real)).abs().max().item<float>(), 1e-4f);
+}
+
 TEST(FastSigmoid, IsWithin2e7RelativeOfTheSigmoidEverywhere) {
   std::vector<float> xs = {0.0f, 1e-30f, 1e-8f, 86.9f, 87.0f};
   for (int i = -300000; i <= 300000; ++i) xs.push_back(static_cast<float>(i) * 1e-4f);  // [-30, 30]

@@ -2,8 +2,6 @@
 
 #include <ATen/ATen.h>
 
-#include <limits>
-
 #include "nmt/kernels/kernels.h"
 #include "nmt/model/attention_hardening.h"
 #include "nmt/model/attention_normaliser.h"
@@ -32,10 +30,9 @@ at::Tensor InferenceAttention::weights(const at::Tensor& query, const at::Tensor
                                        const at::Tensor& source_rows, std::int64_t step) const {
   const at::Tensor q = query_layer_.defined() ? query_layer_(query) : query;
   // -inf at padding makes padded weights exactly zero (exp(-inf) = 0; below every threshold tau);
-  // the additive kernel does not score the padding at all.
+  // the kernels do not score the padding at all.
   const at::Tensor scores =
-      v_.defined() ? additive_energy(q, keys, v_, source_rows, mask)
-                   : dot_scores(q, keys, source_rows).masked_fill(mask.logical_not(), -std::numeric_limits<double>::infinity());
+      v_.defined() ? additive_energy(q, keys, v_, source_rows, mask) : dot_scores(q, keys, source_rows, mask);
   at::Tensor weights;
   switch (window_) {
     case AttentionWindow::global: weights = normalise_attention(scores, normaliser_); break;
