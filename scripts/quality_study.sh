@@ -13,7 +13,8 @@
 #             trained to --steps) translate the test books together (nmt-translate -m A -m B)
 # --seed N trains the variant with seed N (the config's is 1) in its own run, VARIANT-seedN.
 # --checkpoint last (the default) translates the run's checkpoint at --steps; --checkpoint best its
-# best.pt (the best dev BLEU up to there: what training keeps to ship), in a row named VARIANT:best.
+# best.pt (the best dev BLEU up to there: what training keeps to ship), in a row named VARIANT:best
+# (its translation: OUT/VARIANT-STEPS-best.test.out).
 # The dev column is the evaluated checkpoint's own validation (for an ensemble: '-').
 # Each variant: train (resumable: an interrupted run continues, a finished one is kept), then the
 # test books with beam 5 and the recipe's length alpha 1.0, scored by nmt-score against the WEB
@@ -38,7 +39,7 @@ while [[ $# -gt 0 ]]; do
     --best) best=$2; shift 2 ;;
     --build) build=$(realpath -m "$2"); shift 2 ;;
     --data) data=$(realpath -m "$2"); shift 2 ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     -*) echo "quality_study.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     *) variant=$1; shift ;;
   esac
@@ -115,6 +116,7 @@ if [[ $variant == ensemble ]]; then
   echo "== $name: $best and $best-seed2 at $steps steps ($checkpoint checkpoints), together"
 else
   latest=$(latest_of "$run")
+  [[ $latest == none || $latest =~ ^step-[0-9]+$ ]] || die "$run/checkpoints/latest holds '$latest', not a checkpoint name"
   if [[ $latest == "$checkpoint_name" ]]; then
     echo "== $name: trained ($steps steps), kept"
   elif [[ $latest != none && $((10#${latest#step-})) -gt $steps ]]; then
@@ -152,12 +154,20 @@ path, steps, checkpoint = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 if not os.path.exists(path):
     print("- -")
     sys.exit()
-records = [json.loads(line) for line in open(path)]
-valid = [r for r in records if r.get("event") == "valid" and r.get("step", 0) <= steps and "bleu" in r]
+records = []
+for line in open(path):
+    try:  # a line cut short by a killed run is skipped, as the trainer's reader skips it
+        records.append(json.loads(line))
+    except ValueError:
+        pass
+# The last validation of each step (a resumed part may repeat one), with a number for BLEU.
+valid = {r["step"]: r["bleu"] for r in records
+         if r.get("event") == "valid" and isinstance(r.get("step"), int) and r["step"] <= steps
+         and isinstance(r.get("bleu"), (int, float))}
 if checkpoint == "best":
-    dev = max((r["bleu"] for r in valid), default=None)
+    dev = max(valid.values(), default=None)
 else:
-    dev = next((r["bleu"] for r in reversed(valid) if r.get("step") == steps), None)
+    dev = valid.get(steps)
 elapsed = max((r.get("elapsed_s", 0) for r in records if r.get("event") == "train" and r.get("step", 0) <= steps),
               default=0)
 print(f"{'-' if dev is None else f'{dev:.2f}'} {elapsed:.0f}")

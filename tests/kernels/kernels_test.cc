@@ -259,22 +259,25 @@ TEST(DotScores, EachPositionHasItsBitsAloneMatchesADoubleSumAndReadsThroughTheRo
   }
 }
 
-// With a mask (search's padding), masked positions are -inf and the kernel skips a row's trailing
-// padding: the NaN keys there, which a computed score would carry, must not show; every real
-// position keeps the unmasked call's bits, a hole inside a row included. Autograd's path (the
-// elementwise sum) masks the same positions.
+// With a mask (search's padding), masked positions are -inf whatever the keys hold there (NaN
+// here), a row with no real position is all -inf, and every real position keeps the unmasked
+// call's bits (a row read through the index by its own mask row, not its source's; a hole inside a
+// row; the last real position before the padding). Autograd's path (the elementwise sum) masks the
+// same positions. (Whether the padding is skipped or computed and overwritten, the scores are the
+// same: that the kernel skips it is a matter of speed, docs/benchmarks.md.)
 TEST(DotScores, MasksPaddingWithoutScoringItAndKeepsTheRealPositionsBits) {
   c10::NoGradGuard no_grad;
   at::manual_seed(17);
-  const std::int64_t sources = 2, src_len = 7, width = 40, rows = 4;
+  const std::int64_t sources = 2, src_len = 7, width = 40, rows = 5;
   at::Tensor keys = at::randn({sources, src_len, width});
   const at::Tensor query = at::randn({rows, width});
-  const at::Tensor index = at::tensor({0, 1, 1, 0}, at::kLong);
+  const at::Tensor index = at::tensor({0, 1, 1, 0, 1}, at::kLong);
   at::Tensor mask = at::ones({rows, src_len}, at::kBool);
   mask[0].slice(0, 5).fill_(false);  // rows 0 and 3 read source 0, whose positions 5 and 6 are padding
   mask[3].slice(0, 5).fill_(false);
   mask[1].slice(0, 3).fill_(false);  // row 1: all but its first three positions
   mask[2][4] = false;                // row 2: a hole, not padding
+  mask[4].fill_(false);              // row 4: nothing real
   const at::Tensor plain = dot_scores(query, keys, index);
   keys[0].slice(0, 5).fill_(std::numeric_limits<float>::quiet_NaN());
   const at::Tensor scores = dot_scores(query, keys, index, mask);
