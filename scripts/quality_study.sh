@@ -101,17 +101,20 @@ require_best_at() {
   [[ $(latest_of "$1") == "$checkpoint_name" ]] ||
     die "--checkpoint best: $1 has trained to $(latest_of "$1"), not $checkpoint_name, so its best.pt is not the best up to $steps steps"
 }
+add_model() {  # add_model RUN: the run's checkpoint that --checkpoint names, appended to `models`
+  if [[ $checkpoint == best ]]; then
+    require_best_at "$1"
+    models+=(-m "$1/best.pt")
+  else
+    models+=(-m "$1/checkpoints/$checkpoint_name.pt")
+  fi
+}
 models=()
 if [[ $variant == ensemble ]]; then
   for member in "$out/$best" "$out/$best-seed2"; do
     [[ -f $member/checkpoints/$checkpoint_name.pt ]] ||
       die "ensemble: no $member/checkpoints/$checkpoint_name.pt: train $(basename "$member") to $steps steps first"
-    if [[ $checkpoint == best ]]; then
-      require_best_at "$member"
-      models+=(-m "$member/best.pt")
-    else
-      models+=(-m "$member/checkpoints/$checkpoint_name.pt")
-    fi
+    add_model "$member"
   done
   echo "== $name: $best and $best-seed2 at $steps steps ($checkpoint checkpoints), together"
 else
@@ -130,12 +133,7 @@ else
     "$bin/nmt-train" --config "$config" --run-dir "$run" --train.max-steps "$steps" "${options[@]}" "${resume[@]}" \
       >>"$run.train.log" 2>&1 || die "$name: nmt-train failed: $(tail -n 2 "$run.train.log")"
   fi
-  if [[ $checkpoint == best ]]; then
-    require_best_at "$run"
-    models=(-m "$run/best.pt")
-  else
-    models=(-m "$run/checkpoints/$checkpoint_name.pt")
-  fi
+  add_model "$run"
 fi
 
 echo "== $row: test books, beam 5, length alpha 1.0"

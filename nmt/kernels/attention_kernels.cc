@@ -47,6 +47,37 @@ bool has_kernel(const at::Tensor& query, const at::Tensor& keys, const at::Tenso
          on_cpu_as(v, type);
 }
 
+// A mask [R, S] bool (the real source positions; search's padding is false), when defined, checked
+// against the scores' shape.
+void check_mask(const at::Tensor& mask, std::int64_t rows, std::int64_t src_len, const char* what) {
+  TORCH_CHECK(!mask.defined() || (mask.dim() == 2 && mask.size(0) == rows && mask.size(1) == src_len &&
+                                  mask.scalar_type() == at::kBool),
+              what, ": mask must be bool [", rows, ", ", src_len, "]");
+}
+
+// Scores -inf where the mask (when defined) is false: the tensor path (autograd, other devices).
+at::Tensor masked(const at::Tensor& scores, const at::Tensor& mask) {
+  return mask.defined() ? scores.masked_fill(mask.logical_not(), -std::numeric_limits<double>::infinity()) : scores;
+}
+
+// The mask as the kernels read it: contiguous on the CPU (undefined stays undefined).
+at::Tensor mask_on_cpu(const at::Tensor& mask) { return mask.defined() ? mask.to(at::kCPU).contiguous() : mask; }
+
+// One row's scores e [S] with its mask row `real` (or nullptr: every position real): `score(n)`
+// scores the first n positions, up to the row's last real one, so its trailing padding is never
+// computed; then every masked position is -inf.
+template <typename T, typename Score>
+void score_real_positions(T* e, const bool* real, std::int64_t src_len, const Score& score) {
+  std::int64_t computed = src_len;
+  if (real != nullptr) {
+    while (computed > 0 && !real[computed - 1]) --computed;
+  }
+  score(computed);
+  for (std::int64_t j = 0; real != nullptr && j < src_len; ++j) {
+    if (!real[j]) e[j] = -std::numeric_limits<T>::infinity();
+  }
+}
+
 }  // namespace
 
 void run_forward(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const std::int64_t* rows,
@@ -62,17 +93,11 @@ void run_forward(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, 
     at::parallel_for(0, q.size(0), 1, [&](std::int64_t begin, std::int64_t end) {
       for (std::int64_t r = begin; r < end; ++r) {
         const std::int64_t source = rows != nullptr ? rows[r] : r;
-        const bool* real = mask != nullptr ? mask + r * src_len : nullptr;
-        std::int64_t computed = src_len;  // positions up to the row's last real one
-        if (real != nullptr) {
-          while (computed > 0 && !real[computed - 1]) --computed;
-        }
         scalar_t* er = ep + r * src_len;
-        forward_sentence(qp + r * size, kp + source * src_len * size, vp, er,
-                         keep ? tp + r * src_len * size : nullptr, computed, size);
-        for (std::int64_t j = 0; real != nullptr && j < src_len; ++j) {
-          if (!real[j]) er[j] = -std::numeric_limits<scalar_t>::infinity();
-        }
+        score_real_positions(er, mask != nullptr ? mask + r * src_len : nullptr, src_len, [&](std::int64_t n) {
+          forward_sentence(qp + r * size, kp + source * src_len * size, vp, er,
+                           keep ? tp + r * src_len * size : nullptr, n, size);
+        });
       }
     });
   });
@@ -86,12 +111,7 @@ at::Tensor additive_energy_reference(const at::Tensor& query, const at::Tensor& 
 at::Tensor additive_energy(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& v,
                            const at::Tensor& rows, const at::Tensor& mask) {
   check_shapes(query, keys, v);
-  TORCH_CHECK(!mask.defined() || (mask.dim() == 2 && mask.size(0) == query.size(0) && mask.size(1) == keys.size(1) &&
-                                  mask.scalar_type() == at::kBool),
-              "additive_energy: mask must be bool [", query.size(0), ", ", keys.size(1), "]");
-  const auto masked = [&](const at::Tensor& e) {
-    return mask.defined() ? e.masked_fill(mask.logical_not(), -std::numeric_limits<double>::infinity()) : e;
-  };
+  check_mask(mask, query.size(0), keys.size(1), "additive_energy");
   const bool needs_grad =
       at::GradMode::is_enabled() && (query.requires_grad() || keys.requires_grad() || v.requires_grad());
   if (!has_kernel(query, keys, v) || needs_grad) {
@@ -99,12 +119,12 @@ at::Tensor additive_energy(const at::Tensor& query, const at::Tensor& keys, cons
     const at::Tensor per_row = rows.defined() ? keys.index_select(0, rows.to(keys.device())) : keys;
     TORCH_CHECK(per_row.size(0) == query.size(0), "additive_energy: ", query.size(0), " query rows but ",
                 per_row.size(0), " key rows");
-    if (!has_kernel(query, per_row, v)) return masked(additive_energy_reference(query, per_row, v));
-    return masked(additive_energy_with_grad(query, per_row, v));
+    if (!has_kernel(query, per_row, v)) return masked(additive_energy_reference(query, per_row, v), mask);
+    return masked(additive_energy_with_grad(query, per_row, v), mask);
   }
   const std::int64_t* index = row_index(rows, query.size(0), keys.size(0), "additive_energy");
   const at::Tensor q = query.contiguous(), k = keys.contiguous(), w = v.contiguous();
-  const at::Tensor m = mask.defined() ? mask.to(at::kCPU).contiguous() : mask;
+  const at::Tensor m = mask_on_cpu(mask);
   at::Tensor e = at::empty({q.size(0), k.size(1)}, k.options());
   at::Tensor no_tanh;
   run_forward(q, k, w, index, m.defined() ? m.data_ptr<bool>() : nullptr, e, no_tanh);
@@ -115,19 +135,16 @@ at::Tensor dot_scores(const at::Tensor& query, const at::Tensor& keys, const at:
   TORCH_CHECK(query.dim() == 2 && keys.dim() == 3 && keys.size(2) == query.size(1),
               "dot_scores: expected query [rows, D] and keys [sources, src_len, D], got ", query.sizes(), " and ",
               keys.sizes());
-  TORCH_CHECK(!mask.defined() || (mask.dim() == 2 && mask.size(0) == query.size(0) && mask.size(1) == keys.size(1) &&
-                                  mask.scalar_type() == at::kBool),
-              "dot_scores: mask must be bool [", query.size(0), ", ", keys.size(1), "]");
+  check_mask(mask, query.size(0), keys.size(1), "dot_scores");
   if (!inference_kernels_apply(query, keys)) {  // autograd, other devices: keys gathered per query row
     const at::Tensor rows_keys = rows.defined() ? keys.index_select(0, rows.to(keys.device())) : keys;
     // Elementwise products summed over the last dimension, not a matrix product with one output
     // column: BLAS picks its kernel (and summation order) by the row count (docs/search.md).
-    const at::Tensor e = (rows_keys * query.unsqueeze(1)).sum(-1);  // [rows, src_len, D] . [rows, 1, D]
-    return mask.defined() ? e.masked_fill(mask.logical_not(), -std::numeric_limits<double>::infinity()) : e;
+    return masked((rows_keys * query.unsqueeze(1)).sum(-1), mask);  // [rows, src_len, D] . [rows, 1, D]
   }
   const std::int64_t* index = row_index(rows, query.size(0), keys.size(0), "dot_scores");
   const at::Tensor q = query.contiguous(), k = keys.contiguous();
-  const at::Tensor m = mask.defined() ? mask.to(at::kCPU).contiguous() : mask;
+  const at::Tensor m = mask_on_cpu(mask);
   const bool* mp = m.defined() ? m.data_ptr<bool>() : nullptr;
   const std::int64_t src_len = k.size(1), size = k.size(2);
   at::Tensor e = at::empty({q.size(0), src_len}, k.options());
@@ -138,16 +155,10 @@ at::Tensor dot_scores(const at::Tensor& query, const at::Tensor& keys, const at:
     at::parallel_for(0, q.size(0), 1, [&](std::int64_t begin, std::int64_t end) {
       for (std::int64_t r = begin; r < end; ++r) {
         const std::int64_t source = index != nullptr ? index[r] : r;
-        const bool* real = mp != nullptr ? mp + r * src_len : nullptr;
-        std::int64_t computed = src_len;  // positions up to the row's last real one
-        if (real != nullptr) {
-          while (computed > 0 && !real[computed - 1]) --computed;
-        }
         scalar_t* er = ep + r * src_len;
-        dot_sentence(qp + r * size, kp + source * src_len * size, er, computed, size);
-        for (std::int64_t j = 0; real != nullptr && j < src_len; ++j) {
-          if (!real[j]) er[j] = -std::numeric_limits<scalar_t>::infinity();
-        }
+        score_real_positions(er, mp != nullptr ? mp + r * src_len : nullptr, src_len, [&](std::int64_t n) {
+          dot_sentence(qp + r * size, kp + source * src_len * size, er, n, size);
+        });
       }
     });
   });
