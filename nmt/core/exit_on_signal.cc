@@ -7,11 +7,13 @@
 #include <csignal>
 #include <cstring>
 
+#include "nmt/core/pending_temporaries.h"
+
 namespace nmt {
 namespace {
 
 // The handler may only read memory that nothing frees and call async-signal-safe functions
-// (write, _exit): the lines are written out beforehand into fixed slots, and a new text goes to
+// (write, unlink, _exit): the lines are written out beforehand into fixed slots, and a new text goes to
 // the next slot before the index moves, so a handler never reads a slot being written (unless
 // kSlots texts are set while it runs).
 constexpr std::size_t kSlots = 8, kLineBytes = 512;
@@ -36,6 +38,7 @@ std::string compose(int signal, const std::string& doing, const std::string& out
 }
 
 extern "C" void exit_with_line(int signal) {
+  remove_pending_temporaries();  // a file being written: its temporary goes, the file stays as it was
   const Lines& lines = g_lines[g_current.load() % kSlots];
   const char* text = signal == SIGINT ? lines.interrupt : lines.terminate;
   ssize_t ignored = write(STDERR_FILENO, text, std::strlen(text));

@@ -3,7 +3,8 @@
 // the work in hand could take minutes. An ExitOnSignal ends the process at once, as the default
 // action would, but first says so in one line on stderr: what the program was doing and what that
 // means for its files. A SignalGuard made while it lives takes the signals over (requests) and
-// gives them back when it dies.
+// gives them back when it dies. The temporaries of files being written (AtomicOutputFile) are
+// removed first: the files they were to replace stay as they were.
 #pragma once
 
 #include <string>

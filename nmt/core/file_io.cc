@@ -15,6 +15,7 @@
 #include <string>
 
 #include "nmt/core/error.h"
+#include "nmt/core/pending_temporaries.h"
 
 namespace nmt {
 namespace fs = std::filesystem;
@@ -224,11 +225,13 @@ AtomicOutputFile::AtomicOutputFile(std::string path) : path_(std::move(path)) {
     if (!tmp_path_.empty()) ::unlink(tmp_path_.c_str());
     throw IoError("cannot write " + shown + ": " + reason);
   }
+  if (!tmp_path_.empty()) pending_slot_ = note_pending_temporary(tmp_path_);
 }
 
 AtomicOutputFile::~AtomicOutputFile() {
   if (!file_) return;
   if (!tmp_path_.empty()) ::unlink(tmp_path_.c_str());  // before closing: the lock guards the name
+  forget_pending_temporary(pending_slot_);
   std::fclose(file_);
 }
 
@@ -253,15 +256,18 @@ void AtomicOutputFile::commit() {
   const std::string reason = std::strerror(errno);
   if (!flushed) {
     ::unlink(tmp_path_.c_str());
+    forget_pending_temporary(pending_slot_);
     std::fclose(file);
     throw IoError("cannot write " + path_ + ": " + reason);
   }
   if (std::rename(tmp_path_.c_str(), target_.c_str()) != 0) {
     const std::string rename_reason = std::strerror(errno);
     ::unlink(tmp_path_.c_str());
+    forget_pending_temporary(pending_slot_);
     std::fclose(file);
     throw IoError("cannot rename into " + path_ + ": " + rename_reason);
   }
+  forget_pending_temporary(pending_slot_);  // after the rename: a handler before it removes the file
   std::fclose(file);  // releases the lock only now that the temporary name is gone
   sync_directory(parent_of(target_));
 }

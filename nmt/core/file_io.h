@@ -64,6 +64,7 @@ class AtomicOutputFile {
   std::string path_;    // as given
   std::string target_;  // links resolved
   std::string tmp_path_;
+  int pending_slot_ = -1;  // note_pending_temporary's: a stop signal's handler removes tmp_path_
   std::FILE* file_ = nullptr;
 };
 

@@ -145,8 +145,11 @@ writer=$!
 "$train" --config "$work/toy.toml" --run-dir "$work/startup" --data.train-source "$work/silent.es" \
   >/dev/null 2>"$work/startup.err" &
 starting=$!
-for _ in $(seq 300); do  # until nmt-train holds the FIFO open (it then waits in read)
-  ls -l "/proc/$starting/fd" 2>/dev/null | grep -q silent.es && break
+# Until nmt-train has logged its configuration (the end of the "starting" phase, whose file checks
+# also open the FIFO for a moment) and then holds the FIFO open: it waits in read, loading the data.
+for _ in $(seq 300); do
+  grep -qs "effective configuration" "$work/startup/train.log" &&
+    ls -l "/proc/$starting/fd" 2>/dev/null | grep -q silent.es && break
   kill -0 "$starting" 2>/dev/null || break
   sleep 0.1
 done

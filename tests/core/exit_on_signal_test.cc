@@ -4,9 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <csignal>
+#include <filesystem>
+#include <memory>
+#include <vector>
 
+#include "nmt/core/file_io.h"
 #include "nmt/core/signal_guard.h"
+#include "tests/test_util.h"
 
 namespace nmt {
 namespace {
@@ -40,6 +46,36 @@ TEST(ExitOnSignal, GivesWayToASignalGuardAndComesBackAfterIt) {
         std::raise(SIGTERM);
       },
       testing::ExitedWithCode(128 + SIGTERM), "prog: stopped by SIGTERM while ending; saved");
+}
+
+std::vector<std::string> names_in(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// A stop signal while files are being written: their temporaries go, the files they were to replace
+// stay as they were, and files already written stay written (the suite once caught nmt-train
+// stopped while writing config.toml leaving config.toml.tmp.* in its run directory).
+TEST(ExitOnSignal, RemovesTheTemporariesOfFilesBeingWritten) {
+  test::TempDir dir;
+  write_file_atomic(dir.path("old.txt"), "as it was");
+  EXPECT_EXIT(
+      {
+        ExitOnSignal exit_on_signal("prog", "writing", "nothing written");
+        for (int i = 0; i < 200; ++i) write_file_atomic(dir.path("done.txt"), "written " + std::to_string(i));
+        std::vector<std::unique_ptr<AtomicOutputFile>> open;  // more at once than one slot, fewer than all
+        for (const char* name : {"old.txt", "new.txt", "third.txt"}) {
+          open.push_back(std::make_unique<AtomicOutputFile>(dir.path(name)));
+          open.back()->write("half of it");
+        }
+        std::raise(SIGTERM);
+      },
+      testing::ExitedWithCode(128 + SIGTERM), "prog: stopped by SIGTERM while writing; nothing written");
+  EXPECT_EQ(names_in(dir.path("")), (std::vector<std::string>{"done.txt", "old.txt"}));
+  EXPECT_EQ(read_file(dir.path("old.txt")), "as it was");
+  EXPECT_EQ(read_file(dir.path("done.txt")), "written 199");
 }
 
 TEST(ExitOnSignal, TextsAreKeptOnlyWhileOneLives) {
