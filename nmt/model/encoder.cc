@@ -1,7 +1,10 @@
 #include "nmt/model/encoder.h"
 
 #include <ATen/ATen.h>
+#include <ATen/Dispatch.h>
 
+#include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "nmt/model/gru_cell.h"
@@ -88,6 +91,43 @@ at::Tensor run_gru_direction(const at::Tensor& input, const GruWeights& w, bool 
   return gru_states(input_gates(input), hidden_gates);  // input gates [batch, src_len, 3H], all steps at once
 }
 
+namespace {
+
+// [fwd[b, t]; bwd[b, len_b - 1 - t]] at the real positions t < len_b, zeros at the padding:
+// forward [batch, src_len, H] and backward [batch, src_len, H] in its walking order (each row
+// reversed within its length) -> [batch, src_len, 2H], in one pass over memory instead of the
+// tensor expression's four (the permutation's gather, the concatenation, the mask's conversion
+// and product, each a fresh tensor; docs/benchmarks.md, "The encoder's join"). For the CPU
+// without gradients (inference_kernels_apply); the same values as the expression's.
+at::Tensor join_directions(const at::Tensor& forward, const at::Tensor& backward, const at::Tensor& length) {
+  const std::int64_t batch = forward.size(0), src_len = forward.size(1), hidden = forward.size(2);
+  const at::Tensor fwd = forward.contiguous(), bwd = backward.contiguous();
+  const at::Tensor lengths = length.to(at::kCPU).contiguous();
+  at::Tensor out = at::empty({batch, src_len, 2 * hidden}, fwd.options());
+  AT_DISPATCH_FLOATING_TYPES(fwd.scalar_type(), "join_directions", [&] {
+    const auto* f = fwd.data_ptr<scalar_t>();
+    const auto* g = bwd.data_ptr<scalar_t>();
+    auto* o = out.data_ptr<scalar_t>();
+    const auto* len = lengths.data_ptr<std::int64_t>();
+    const auto row_bytes = static_cast<std::size_t>(hidden) * sizeof(scalar_t);
+    for (std::int64_t b = 0; b < batch; ++b) {
+      const std::int64_t n = std::min(len[b], src_len);
+      for (std::int64_t t = 0; t < src_len; ++t) {
+        scalar_t* to = o + (b * src_len + t) * 2 * hidden;
+        if (t < n) {
+          std::memcpy(to, f + (b * src_len + t) * hidden, row_bytes);
+          std::memcpy(to + hidden, g + (b * src_len + n - 1 - t) * hidden, row_bytes);
+        } else {
+          std::memset(to, 0, 2 * row_bytes);  // all bits zero: 0.0
+        }
+      }
+    }
+  });
+  return out;
+}
+
+}  // namespace
+
 // Why not pack_padded_sequence: LibTorch's packed GRU backward allocates and zero-fills a
 // full-size gradient at every time step, which made the encoder half the cost of a training step
 // (docs/benchmarks.md). Here both directions run dense over the padded batch:
@@ -110,17 +150,30 @@ EncoderOutput encode_bidirectional(const at::Tensor& embedded, const at::Tensor&
   };
 
   at::Tensor x = embedded;
+  bool masked = false;  // whether x is zero at the padding already
   std::vector<at::Tensor> finals;  // h_n, layer-major, forward then backward, as PyTorch orders it
   for (std::int64_t layer = 0; layer < layers; ++layer) {
     if (layer > 0) x = at::dropout(x, dropout, training);
     const at::Tensor forward_states = run(layer, false, x);                 // [batch, src_len, H]
-    const at::Tensor backward_states = permute(run(layer, true, permute(x)));
+    const at::Tensor backward_walk = run(layer, true, permute(x));          // [batch, src_len, H], rows reversed
     const at::Tensor last = (length - 1).view({batch, 1, 1}).expand({batch, 1, forward_states.size(2)});
     finals.push_back(forward_states.gather(1, last).squeeze(1));            // state after x_n
-    finals.push_back(backward_states.select(1, 0));                         // state after x_1
-    x = at::cat({forward_states, backward_states}, /*dim=*/-1);
+    if (inference_kernels_apply(forward_states, backward_walk) &&
+        forward_states.scalar_type() == backward_walk.scalar_type()) {
+      finals.push_back(backward_walk.gather(1, last).squeeze(1));           // state after x_1: the walk's last
+      // Zero at the padding: the next layer reads it only at padding positions (each direction
+      // reads a row's real positions first), so its real positions are as without the mask.
+      x = join_directions(forward_states, backward_walk, length);
+      masked = true;
+    } else {  // autograd (training) and other devices: tensor operations
+      const at::Tensor backward_states = permute(backward_walk);
+      finals.push_back(backward_states.select(1, 0));                       // state after x_1
+      x = at::cat({forward_states, backward_states}, /*dim=*/-1);
+      masked = false;
+    }
   }
-  return {x * real.unsqueeze(2).to(x.scalar_type()), at::stack(finals)};
+  if (!masked) x = x * real.unsqueeze(2).to(x.scalar_type());
+  return {x, at::stack(finals)};
 }
 
 EncoderOutput EncoderImpl::forward(const at::Tensor& embedded, const at::Tensor& lengths) {
