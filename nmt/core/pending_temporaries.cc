@@ -18,6 +18,7 @@ constexpr int kSlotFree = 0, kSlotFilling = 1, kSlotReady = 2;
 constexpr std::size_t kPendingSlots = 64;
 struct PendingSlot {
   std::atomic<int> state{kSlotFree};
+  pid_t owner = 0;  // the process writing it: a child forked meanwhile inherits the slots, not the file
   char path[PATH_MAX];
 };
 std::array<PendingSlot, kPendingSlots> g_pending;
@@ -33,6 +34,7 @@ int note_pending_temporary(const std::string& path) {
     int expected = kSlotFree;
     if (!g_pending[index].state.compare_exchange_strong(expected, kSlotFilling)) continue;
     std::memcpy(g_pending[index].path, path.c_str(), path.size() + 1);
+    g_pending[index].owner = ::getpid();
     g_pending[index].state.store(kSlotReady);
     return static_cast<int>(index);
   }
@@ -45,7 +47,7 @@ void forget_pending_temporary(int slot) {
 
 void remove_pending_temporaries() noexcept {
   for (PendingSlot& slot : g_pending) {
-    if (slot.state.load() == kSlotReady) ::unlink(slot.path);
+    if (slot.state.load() == kSlotReady && slot.owner == ::getpid()) ::unlink(slot.path);
   }
 }
 

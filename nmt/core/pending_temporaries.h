@@ -13,7 +13,8 @@ namespace nmt {
 int note_pending_temporary(const std::string& path);
 /// Forgets slot `slot` (-1: nothing); call once the file is renamed or removed.
 void forget_pending_temporary(int slot);
-/// Unlinks every noted file. Async-signal-safe (atomics, unlink): for signal handlers only.
+/// Unlinks every file this process noted (not its parent's, after a fork). Async-signal-safe
+/// (atomics, getpid, unlink): for signal handlers only.
 void remove_pending_temporaries() noexcept;
 
 }  // namespace nmt

@@ -78,6 +78,22 @@ TEST(ExitOnSignal, RemovesTheTemporariesOfFilesBeingWritten) {
   EXPECT_EQ(read_file(dir.path("done.txt")), "written 199");
 }
 
+// A child forked while the parent writes a file inherits the parent's notes, not the file: its
+// stop signal leaves the parent's temporary alone (nmt-train's launcher forks its ranks).
+TEST(ExitOnSignal, AForkedChildLeavesItsParentsTemporariesAlone) {
+  test::TempDir dir;
+  AtomicOutputFile parents(dir.path("parent.txt"));
+  parents.write("the parent's");
+  EXPECT_EXIT(
+      {
+        ExitOnSignal exit_on_signal("child", "starting", "nothing written");
+        std::raise(SIGTERM);
+      },
+      testing::ExitedWithCode(128 + SIGTERM), "child: stopped by SIGTERM while starting; nothing written");
+  parents.commit();  // its temporary is still there to be renamed
+  EXPECT_EQ(read_file(dir.path("parent.txt")), "the parent's");
+}
+
 TEST(ExitOnSignal, TextsAreKeptOnlyWhileOneLives) {
   {
     ExitOnSignal exit_on_signal("prog", "a", "b");
