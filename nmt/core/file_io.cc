@@ -217,15 +217,16 @@ AtomicOutputFile::AtomicOutputFile(std::string path) : path_(std::move(path)) {
     remove_abandoned_temporaries_of(target_);
     const mode_t mode = exists ? (st.st_mode & 07777) : (0666 & ~current_umask());
     fd = create_locked_temporary(target_, shown, tmp_path_, mode);
+    pending_slot_ = note_pending_temporary(tmp_path_);  // a stop signal from here on removes it
   }
   file_ = ::fdopen(fd, "wb");
   if (!file_) {
     const std::string reason = std::strerror(errno);
+    if (!tmp_path_.empty()) ::unlink(tmp_path_.c_str());  // before closing: the lock guards the name
+    forget_pending_temporary(pending_slot_);
     ::close(fd);
-    if (!tmp_path_.empty()) ::unlink(tmp_path_.c_str());
     throw IoError("cannot write " + shown + ": " + reason);
   }
-  if (!tmp_path_.empty()) pending_slot_ = note_pending_temporary(tmp_path_);
 }
 
 AtomicOutputFile::~AtomicOutputFile() {

@@ -93,13 +93,15 @@ at::Tensor run_gru_direction(const at::Tensor& input, const GruWeights& w, bool 
 
 namespace {
 
-// [fwd[b, t]; bwd[b, len_b - 1 - t]] at the real positions t < len_b, zeros at the padding:
-// forward [batch, src_len, H] and backward [batch, src_len, H] in its walking order (each row
-// reversed within its length) -> [batch, src_len, 2H], in one pass over memory instead of the
-// tensor expression's four (the permutation's gather, the concatenation, the mask's conversion
-// and product, each a fresh tensor; docs/benchmarks.md, "The encoder's join"). For the CPU
-// without gradients (inference_kernels_apply); the same values as the expression's.
-at::Tensor join_directions(const at::Tensor& forward, const at::Tensor& backward, const at::Tensor& length) {
+// [fwd[b, t]; bwd[b, len_b - 1 - t]] at the real positions t < len_b and [fwd[b, t]; bwd[b, t]]
+// at the padding, times 0 there when `zero_padding`: forward [batch, src_len, H] and backward
+// [batch, src_len, H] in its walking order (each row reversed within its length) ->
+// [batch, src_len, 2H]. The bits of the tensor expression in encode_bidirectional (a gather that
+// permutes the backward states, a cat, a product with the float mask: four fresh tensors, where
+// this is one pass over memory; docs/benchmarks.md, "The encoder's join"), the padding's signed
+// zeros included. For the CPU without gradients (inference_kernels_apply).
+at::Tensor join_directions(const at::Tensor& forward, const at::Tensor& backward, const at::Tensor& length,
+                           bool zero_padding) {
   const std::int64_t batch = forward.size(0), src_len = forward.size(1), hidden = forward.size(2);
   const at::Tensor fwd = forward.contiguous(), bwd = backward.contiguous();
   const at::Tensor lengths = length.to(at::kCPU).contiguous();
@@ -110,15 +112,21 @@ at::Tensor join_directions(const at::Tensor& forward, const at::Tensor& backward
     auto* o = out.data_ptr<scalar_t>();
     const auto* len = lengths.data_ptr<std::int64_t>();
     const auto row_bytes = static_cast<std::size_t>(hidden) * sizeof(scalar_t);
+    const scalar_t padding_factor = zero_padding ? scalar_t(0) : scalar_t(1);
     for (std::int64_t b = 0; b < batch; ++b) {
       const std::int64_t n = std::min(len[b], src_len);
       for (std::int64_t t = 0; t < src_len; ++t) {
         scalar_t* to = o + (b * src_len + t) * 2 * hidden;
+        const scalar_t* from_forward = f + (b * src_len + t) * hidden;
         if (t < n) {
-          std::memcpy(to, f + (b * src_len + t) * hidden, row_bytes);
+          std::memcpy(to, from_forward, row_bytes);
           std::memcpy(to + hidden, g + (b * src_len + n - 1 - t) * hidden, row_bytes);
-        } else {
-          std::memset(to, 0, 2 * row_bytes);  // all bits zero: 0.0
+          continue;
+        }
+        const scalar_t* from_backward = g + (b * src_len + t) * hidden;  // the permutation keeps the padding
+        for (std::int64_t k = 0; k < hidden; ++k) {
+          to[k] = from_forward[k] * padding_factor;  // -0 for a negative state, NaN for NaN: the mask's product
+          to[hidden + k] = from_backward[k] * padding_factor;
         }
       }
     }
@@ -150,7 +158,7 @@ EncoderOutput encode_bidirectional(const at::Tensor& embedded, const at::Tensor&
   };
 
   at::Tensor x = embedded;
-  bool masked = false;  // whether x is zero at the padding already
+  bool masked = false;  // whether x has had the mask's product (zero at the padding)
   std::vector<at::Tensor> finals;  // h_n, layer-major, forward then backward, as PyTorch orders it
   for (std::int64_t layer = 0; layer < layers; ++layer) {
     if (layer > 0) x = at::dropout(x, dropout, training);
@@ -161,10 +169,8 @@ EncoderOutput encode_bidirectional(const at::Tensor& embedded, const at::Tensor&
     if (inference_kernels_apply(forward_states, backward_walk) &&
         forward_states.scalar_type() == backward_walk.scalar_type()) {
       finals.push_back(backward_walk.gather(1, last).squeeze(1));           // state after x_1: the walk's last
-      // Zero at the padding: the next layer reads it only at padding positions (each direction
-      // reads a row's real positions first), so its real positions are as without the mask.
-      x = join_directions(forward_states, backward_walk, length);
-      masked = true;
+      masked = layer == layers - 1;  // as the expression: the mask's product after the top layer only
+      x = join_directions(forward_states, backward_walk, length, /*zero_padding=*/masked);
     } else {  // autograd (training) and other devices: tensor operations
       const at::Tensor backward_states = permute(backward_walk);
       finals.push_back(backward_states.select(1, 0));                       // state after x_1

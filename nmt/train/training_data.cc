@@ -11,6 +11,7 @@
 #include "nmt/core/decimal_number.h"
 #include "nmt/core/error.h"
 #include "nmt/core/log.h"
+#include "nmt/core/pending_temporaries.h"
 #include "nmt/data/corpus_mixture.h"
 #include "nmt/data/text_file.h"
 #include "nmt/data/tsv_columns.h"
@@ -29,7 +30,10 @@ class ColumnFiles {
   ColumnFiles& operator=(const ColumnFiles&) = delete;
   ~ColumnFiles() {
     std::error_code ignored;
-    for (const std::string& path : paths_) fs::remove(path, ignored);
+    for (std::size_t i = 0; i < paths_.size(); ++i) {
+      fs::remove(paths_[i], ignored);
+      forget_pending_temporary(slots_[i]);
+    }
   }
   /// STEM.source.tmp and STEM.target.tmp: the corpus's columns, one field a line.
   std::pair<std::string, std::string> write(const CorpusOptions& corpus, const std::string& stem) {
@@ -45,7 +49,8 @@ class ColumnFiles {
                       "model (remove it if an interrupted run left it)");
       }
       if (file == nullptr) throw IoError("cannot write " + path + ": " + std::strerror(errno));
-      paths_.push_back(path);  // ours now: removed at the end
+      paths_.push_back(path);  // ours now: removed at the end, or by a stop signal's handler (ExitOnSignal)
+      slots_.push_back(note_pending_temporary(path));
       const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
       if (std::fclose(file) != 0 || !written) throw IoError("cannot write " + path + ": " + std::strerror(errno));
     }
@@ -54,6 +59,7 @@ class ColumnFiles {
 
  private:
   std::vector<std::string> paths_;
+  std::vector<int> slots_;  // note_pending_temporary's, one per path
 };
 
 // Whether the subword models data.source-spm (and data.target-spm unless joint) exist already;
