@@ -42,6 +42,16 @@ expect 0 "translated 12 sentences" -- "$translate" -m "$work/last3.pt" -i "$work
 "$translate" -m "$work/last3.pt" --scores -i "$work/in.es" >"$work/last3.out" 2>/dev/null
 cmp -s "$work/last3.out" "$work/a.out" && fail "the average of three steps scores as the last step" || pass
 
+# Two runs of one architecture average, with a warning: separate runs do not meet.
+train "$work/a2" --data.source-spm "$work/spm.model" --data.vocab-size 300 --train.max-steps 10 --seed 7 ||
+  { echo "training model a2 failed: $(tail -n 2 "$work/train.err")"; exit 1; }
+expect 0 "averaged 2 checkpoint" -- "$ckpt" average "$a" "$work/a2/checkpoints/step-00000010.pt" -o "$work/runs.pt"
+grep -qE "\[warning\] .* come from different training runs \(.*/a \(seed 1\) and .*/a2 \(seed 7\)\): separate runs" \
+  "$work/err" && pass || fail "averaging two runs did not warn: $(cat "$work/err")"
+grep -q "different training runs" "$work/out" && fail "the warning went to stdout" || pass
+"$ckpt" average --last 3 "$work/a" -o "$work/last3-again.pt" 2>"$work/err" >/dev/null
+grep -q "different training runs" "$work/err" && fail "the steps of one run warned as different runs" || pass
+
 # Averaging refusals: one line, exit 1 or 2, no output file.
 expect_error 1 "cannot average .*b/checkpoints/step-00000040.pt with .*: model.attention: bahdanau in .*, dot in" -- \
   "$ckpt" average "$a" "$b" -o "$work/x.pt"
