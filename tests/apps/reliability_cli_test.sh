@@ -166,6 +166,29 @@ tail -n 1 "$work/startup.err" | grep -qxF "$line" && pass ||
 [[ -z $(find "$work/startup" -name '*.tmp.*' -o -name '*.pt' -o -name latest) ]] && pass ||
   fail "SIGTERM during start-up left $(find "$work/startup" -name '*.tmp.*' -o -name '*.pt' -o -name latest)"
 
+# A signal while the subword model trains on a TSV corpus: nmt-train has written the corpus's
+# columns beside the model (SPM.corpus1.source.tmp, .target.tmp, opened "wbx": a leftover would stop
+# the next run); they go with the program.
+{ printf 'es\ten\n'; for _ in $(seq 40); do paste "$data/toy.es" "$data/toy.en"; done; } >"$work/big.tsv"
+sed -e "/^train-source/d" -e "/^train-target/d" -e "s|^source-spm = .*|source-spm = \"$work/tsvspm.model\"|" \
+  "$work/toy.toml" >"$work/tsv.toml"
+printf '\n[[data.corpus]]\ntsv = "%s"\nsource-column = "es"\ntarget-column = "en"\n' "$work/big.tsv" >>"$work/tsv.toml"
+"$train" --config "$work/tsv.toml" --run-dir "$work/tsvrun" >/dev/null 2>"$work/tsvrun.err" &
+starting=$!
+for _ in $(seq 3000); do  # until the columns exist (SentencePiece then trains on them for a second or more)
+  [[ -e $work/tsvspm.model.corpus1.target.tmp ]] && break
+  kill -0 "$starting" 2>/dev/null || break
+  sleep 0.01
+done
+kill -TERM "$starting"
+wait "$starting"
+status=$?
+[[ $status -eq 143 ]] && pass || fail "SIGTERM while training the subword model: exit status $status, expected 143"
+grep -qF "nmt-train: stopped by SIGTERM while loading the subword models;" "$work/tsvrun.err" && pass ||
+  fail "SIGTERM while training the subword model: $(tail -n 1 "$work/tsvrun.err")"
+[[ -z $(find "$work" -maxdepth 1 -name 'tsvspm.model.corpus*') ]] && pass ||
+  fail "SIGTERM while training the subword model left $(find "$work" -maxdepth 1 -name 'tsvspm.model.corpus*')"
+
 # Older, higher-numbered step files of another run: refused, and nothing deleted.
 mkdir -p "$work/foreign/checkpoints"
 cp "$model" "$work/foreign/checkpoints/step-00090000.pt"
