@@ -13,9 +13,9 @@ namespace nmt {
 namespace {
 
 // The handler may only read memory that nothing frees and call async-signal-safe functions
-// (write, unlink, _exit): the lines are written out beforehand into fixed slots, and a new text goes to
-// the next slot before the index moves, so a handler never reads a slot being written (unless
-// kSlots texts are set while it runs).
+// (write, unlink, _exit): the lines are written out beforehand into fixed slots, and a new text
+// goes to the next slot before the index moves, so a handler never reads a slot being written
+// (unless kSlots texts are set while it runs).
 constexpr std::size_t kSlots = 8, kLineBytes = 512;
 struct Lines {
   char interrupt[kLineBytes];  // SIGINT's line, with its newline

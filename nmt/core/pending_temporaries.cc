@@ -42,7 +42,8 @@ int note_pending_temporary(const std::string& path) {
 }
 
 void forget_pending_temporary(int slot) {
-  if (slot >= 0 && static_cast<std::size_t>(slot) < kPendingSlots) g_pending[static_cast<std::size_t>(slot)].state.store(kSlotFree);
+  if (slot < 0 || static_cast<std::size_t>(slot) >= kPendingSlots) return;
+  g_pending[static_cast<std::size_t>(slot)].state.store(kSlotFree);
 }
 
 void remove_pending_temporaries() noexcept {

@@ -77,9 +77,9 @@ void average_checkpoints(const std::vector<std::string>& inputs, const std::stri
     // parent may be worth averaging, so this warns and goes on.
     const std::string first_run = training_run_of(first), next_run = training_run_of(next);
     if (!first_run.empty() && !next_run.empty() && first_run != next_run) {
-      log().warn("{} and {} come from different training runs ({} and {}): separate runs do not average into a "
-                 "working model unless one was fine-tuned from the other; ensemble them instead (nmt-translate -m "
-                 "A -m B)",
+      log().warn("{} and {} appear to come from different training runs ({} and {}): separate runs do not "
+                 "average into a working model unless one was fine-tuned from the other; ensemble them instead "
+                 "(nmt-translate -m A -m B)",
                  inputs.front(), inputs[i], first_run, next_run);
     }
     for (const auto& p : next.model->named_parameters()) sums.at(p.key()).add_(p.value().to(at::kDouble));
