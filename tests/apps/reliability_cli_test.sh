@@ -137,6 +137,20 @@ expect 0 "" -- "$train" --config "$work/run/config.toml" --resume --train.max-st
 grep -q "^share-embeddings = false$" "$work/run/config.toml" && pass || fail "config.toml: a bool written as 0/1"
 
 # --- A signal during start-up: one line saying what it was doing, status 128 + signal. -----------
+# sigterm_when PID TRIES PAUSE COMMAND...: runs COMMAND every PAUSE seconds until it succeeds (at
+# most TRIES times, or until PID ends), then sends PID SIGTERM and waits: its exit status in `status`.
+sigterm_when() {
+  local pid=$1 tries=$2 pause=$3
+  shift 3
+  for _ in $(seq "$tries"); do
+    "$@" && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep "$pause"
+  done
+  kill -TERM "$pid"
+  wait "$pid"
+  status=$?
+}
 # The training source is a FIFO whose writer writes nothing: nmt-train stays in its start-up,
 # reading the training data, for as long as the test wants (issue 44: it died without a line).
 mkfifo "$work/silent.es"
@@ -147,15 +161,10 @@ writer=$!
 starting=$!
 # Until nmt-train has logged its configuration (the end of the "starting" phase, whose file checks
 # also open the FIFO for a moment) and then holds the FIFO open: it waits in read, loading the data.
-for _ in $(seq 300); do
-  grep -qs "effective configuration" "$work/startup/train.log" &&
-    ls -l "/proc/$starting/fd" 2>/dev/null | grep -q silent.es && break
-  kill -0 "$starting" 2>/dev/null || break
-  sleep 0.1
-done
-kill -TERM "$starting"
-wait "$starting"
-status=$?
+loading_silent_fifo() {
+  grep -qs "effective configuration" "$work/startup/train.log" && ls -l "/proc/$starting/fd" 2>/dev/null | grep -q silent.es
+}
+sigterm_when "$starting" 300 0.1 loading_silent_fifo
 kill "$writer" 2>/dev/null
 wait "$writer" 2>/dev/null
 [[ $status -eq 143 ]] && pass || fail "SIGTERM during start-up: exit status $status, expected 143"
@@ -175,14 +184,8 @@ sed -e "/^train-source/d" -e "/^train-target/d" -e "s|^source-spm = .*|source-sp
 printf '\n[[data.corpus]]\ntsv = "%s"\nsource-column = "es"\ntarget-column = "en"\n' "$work/big.tsv" >>"$work/tsv.toml"
 "$train" --config "$work/tsv.toml" --run-dir "$work/tsvrun" >/dev/null 2>"$work/tsvrun.err" &
 starting=$!
-for _ in $(seq 3000); do  # until the columns exist (SentencePiece then trains on them for a second or more)
-  [[ -e $work/tsvspm.model.corpus1.target.tmp ]] && break
-  kill -0 "$starting" 2>/dev/null || break
-  sleep 0.01
-done
-kill -TERM "$starting"
-wait "$starting"
-status=$?
+# Once the columns exist: SentencePiece then trains on them for a second or more.
+sigterm_when "$starting" 3000 0.01 test -e "$work/tsvspm.model.corpus1.target.tmp"
 [[ $status -eq 143 ]] && pass || fail "SIGTERM while training the subword model: exit status $status, expected 143"
 grep -qF "nmt-train: stopped by SIGTERM while loading the subword models;" "$work/tsvrun.err" && pass ||
   fail "SIGTERM while training the subword model: $(tail -n 1 "$work/tsvrun.err")"
