@@ -222,8 +222,7 @@ AtomicOutputFile::AtomicOutputFile(std::string path) : path_(std::move(path)) {
   file_ = ::fdopen(fd, "wb");
   if (!file_) {
     const std::string reason = std::strerror(errno);
-    if (!tmp_path_.empty()) ::unlink(tmp_path_.c_str());  // before closing: the lock guards the name
-    forget_pending_temporary(pending_slot_);
+    remove_temporary();  // before closing: the lock guards the name
     ::close(fd);
     throw IoError("cannot write " + shown + ": " + reason);
   }
@@ -231,9 +230,14 @@ AtomicOutputFile::AtomicOutputFile(std::string path) : path_(std::move(path)) {
 
 AtomicOutputFile::~AtomicOutputFile() {
   if (!file_) return;
-  if (!tmp_path_.empty()) ::unlink(tmp_path_.c_str());  // before closing: the lock guards the name
-  forget_pending_temporary(pending_slot_);
+  remove_temporary();  // before closing: the lock guards the name
   std::fclose(file_);
+}
+
+void AtomicOutputFile::remove_temporary() {
+  if (!tmp_path_.empty()) ::unlink(tmp_path_.c_str());
+  forget_pending_temporary(pending_slot_);
+  pending_slot_ = -1;
 }
 
 void AtomicOutputFile::write(std::string_view bytes) {
@@ -256,15 +260,13 @@ void AtomicOutputFile::commit() {
   const bool flushed = std::fflush(file) == 0 && ::fsync(::fileno(file)) == 0;
   const std::string reason = std::strerror(errno);
   if (!flushed) {
-    ::unlink(tmp_path_.c_str());
-    forget_pending_temporary(pending_slot_);
+    remove_temporary();
     std::fclose(file);
     throw IoError("cannot write " + path_ + ": " + reason);
   }
   if (std::rename(tmp_path_.c_str(), target_.c_str()) != 0) {
     const std::string rename_reason = std::strerror(errno);
-    ::unlink(tmp_path_.c_str());
-    forget_pending_temporary(pending_slot_);
+    remove_temporary();
     std::fclose(file);
     throw IoError("cannot rename into " + path_ + ": " + rename_reason);
   }

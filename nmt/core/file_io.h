@@ -66,6 +66,8 @@ class AtomicOutputFile {
   std::string tmp_path_;
   int pending_slot_ = -1;  // note_pending_temporary's: a stop signal's handler removes tmp_path_
   std::FILE* file_ = nullptr;
+
+  void remove_temporary();  // unlinks tmp_path_ (if any) and forgets its note
 };
 
 }  // namespace nmt

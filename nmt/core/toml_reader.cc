@@ -324,4 +324,13 @@ std::vector<TomlEntry> parse_toml_inline_table(std::string_view text, const std:
   return entries;
 }
 
+std::vector<TomlEntry> training_config_entries(const std::string& training_config) {
+  if (training_config.empty()) return {};
+  try {
+    return parse_toml_config(training_config, "the checkpoint's training configuration");
+  } catch (const ConfigError&) {
+    return {};  // not nmt-train's configuration: nothing to be had from it
+  }
+}
+
 }  // namespace nmt

@@ -35,4 +35,8 @@ std::vector<TomlEntry> parse_toml_config(std::string_view text, const std::strin
 /// nmt::ConfigError "SOURCE: ..." (a bad key, value or separator, a key set twice).
 std::vector<TomlEntry> parse_toml_inline_table(std::string_view text, const std::string& source);
 
+/// The entries of nmt-train's effective configuration (a checkpoint's training_config), or none
+/// when it is empty or not nmt-train's (a scripted model's, an older writer's).
+std::vector<TomlEntry> training_config_entries(const std::string& training_config);
+
 }  // namespace nmt

@@ -19,15 +19,10 @@ std::string json_text(const nlohmann::json& value) { return value.is_string() ? 
 // The training run a checkpoint comes from, from the configuration it carries: "RUN_DIR (seed N)",
 // or "" when it does not say (a checkpoint without one, or not nmt-train's).
 std::string training_run_of(const Checkpoint& checkpoint) {
-  if (checkpoint.training_config.empty()) return "";
   std::string run_dir, seed;
-  try {
-    for (const TomlEntry& entry : parse_toml_config(checkpoint.training_config, "training configuration")) {
-      if (entry.key == "run-dir") run_dir = entry.value;
-      if (entry.key == "seed") seed = entry.value;
-    }
-  } catch (const ConfigError&) {
-    return "";
+  for (const TomlEntry& entry : training_config_entries(checkpoint.training_config)) {
+    if (entry.key == "run-dir") run_dir = entry.value;
+    if (entry.key == "seed") seed = entry.value;
   }
   return run_dir.empty() ? "" : run_dir + " (seed " + seed + ")";
 }
@@ -68,6 +63,7 @@ void average_checkpoints(const std::vector<std::string>& inputs, const std::stri
   // float64 sums, in the order of the inputs, by parameter name.
   std::map<std::string, at::Tensor> sums;
   for (const auto& p : first.model->named_parameters()) sums[p.key()] = p.value().to(at::kDouble);
+  const std::string first_run = training_run_of(first);
   for (std::size_t i = 1; i < inputs.size(); ++i) {
     const Checkpoint next = load_checkpoint(inputs[i]);
     const std::string mismatch = checkpoint_mismatch(first, inputs.front(), next, inputs[i]);
@@ -75,7 +71,7 @@ void average_checkpoints(const std::vector<std::string>& inputs, const std::stri
     // Separate runs start from different random weights and do not meet: the mean of two seeds of
     // the Bible recipe translates at 0.16 BLEU (docs/benchmarks.md). A fine-tuned model and its
     // parent may be worth averaging, so this warns and goes on.
-    const std::string first_run = training_run_of(first), next_run = training_run_of(next);
+    const std::string next_run = training_run_of(next);
     if (!first_run.empty() && !next_run.empty() && first_run != next_run) {
       log().warn("{} and {} appear to come from different training runs ({} and {}): separate runs do not "
                  "average into a working model unless one was fine-tuned from the other; ensemble them instead "

@@ -10,15 +10,6 @@ namespace nmt {
 
 std::vector<std::string> model_tags(const Tokenizer& source_tokenizer) { return source_tokenizer.user_defined_pieces(); }
 
-std::vector<TomlEntry> training_config_entries(const std::string& training_config) {
-  if (training_config.empty()) return {};
-  try {
-    return parse_toml_config(training_config, "the checkpoint's training configuration");
-  } catch (const ConfigError&) {
-    return {};  // not nmt-train's configuration: nothing to be had from it
-  }
-}
-
 std::string default_tag_of(const std::string& training_config) {
   for (const TomlEntry& entry : training_config_entries(training_config)) {
     if (entry.key == "data.default-tag" && entry.kind == TomlEntry::Kind::string) return entry.value;

@@ -12,10 +12,6 @@
 
 namespace nmt {
 
-/// The entries of nmt-train's effective configuration (a checkpoint's training_config), or none
-/// when it is empty or not nmt-train's (a scripted model's, an older writer's).
-std::vector<TomlEntry> training_config_entries(const std::string& training_config);
-
 /// The tags a model knows: its source subword model's user-defined symbols, in id order.
 std::vector<std::string> model_tags(const Tokenizer& source_tokenizer);
 
