@@ -86,6 +86,39 @@ Int8Weight quantize_weight(const float* weight, std::int64_t out, std::int64_t i
   return w;
 }
 
+Int8Weight select_rows(const Int8Weight& w, const std::int64_t* ids, std::int64_t count) {
+  Int8Weight s;
+  s.out = count;
+  s.in = w.in;
+  s.groups = w.groups;
+  s.panels = (count + kPanel - 1) / kPanel;
+  const std::int64_t columns = s.panels * kPanel;
+  s.data = at::zeros({s.panels, s.groups, kPanel, kGroup}, at::kChar);
+  s.scales.assign(static_cast<std::size_t>(columns), 0.0f);
+  s.bias.assign(static_cast<std::size_t>(columns), 0.0f);
+  s.shift.assign(static_cast<std::size_t>(columns), 0);
+  const std::int8_t* from = w.data.data_ptr<std::int8_t>();
+  std::int8_t* to = s.data.data_ptr<std::int8_t>();
+  // Column c of panel p starts at ((p * groups) * 16 + c) * 4, and its groups follow 64 bytes apart.
+  const auto column_start = [&](std::int64_t n) { return ((n / kPanel) * w.groups * kPanel + n % kPanel) * kGroup; };
+  for (std::int64_t n = 0; n < count; ++n) {
+    const std::int64_t m = ids[n];
+    if (m < 0 || m >= w.out) {
+      throw ConfigError("int8 rows: row " + std::to_string(m) + " is outside the weight's " + std::to_string(w.out) +
+                        " rows");
+    }
+    const std::int8_t* source = from + column_start(m);
+    std::int8_t* target = to + column_start(n);
+    for (std::int64_t g = 0; g < w.groups; ++g) {
+      std::memcpy(target + g * kPanel * kGroup, source + g * kPanel * kGroup, kGroup);
+    }
+    s.scales[n] = w.scales[m];
+    s.bias[n] = w.bias[m];
+    s.shift[n] = w.shift[m];
+  }
+  return s;
+}
+
 void quantize_rows(const float* x, std::int64_t rows, std::int64_t in, bool with_unsigned, Int8Rows& q) {
   q.rows = rows;
   q.stride = (in + kGroup - 1) / kGroup * kGroup;
@@ -198,6 +231,13 @@ std::shared_ptr<const Int8Weight> quantized(const at::Tensor& weight, const at::
 
 std::shared_ptr<const int8::Int8Weight> quantize_for_int8(const at::Tensor& weight, const at::Tensor& bias) {
   return int8::quantized(weight, bias);
+}
+
+std::shared_ptr<const int8::Int8Weight> select_int8_rows(const int8::Int8Weight& weight, const at::Tensor& ids) {
+  TORCH_CHECK(ids.dim() == 1 && ids.scalar_type() == at::kLong, "int8 rows: ids must be [K] int64");
+  const at::Tensor list = ids.to(at::kCPU).contiguous();
+  return std::make_shared<const int8::Int8Weight>(
+      int8::select_rows(weight, list.data_ptr<std::int64_t>(), list.size(0)));
 }
 
 at::Tensor int8_product(const at::Tensor& input, const int8::Int8Weight& weight) {

@@ -72,6 +72,11 @@ enum class Kernel { portable, avx2, avx512bw, vnni };
 
 /// weight [out, in] float contiguous, bias [out] or null.
 Int8Weight quantize_weight(const float* weight, std::int64_t out, std::int64_t in, const float* bias);
+/// Rows `ids` [count] of `w` (any order, repeats allowed; each in [0, w.out)) as a weight of their
+/// own: each row's bytes, scale, bias and correction copied into its new place. Quantized per row,
+/// this is exactly quantize_weight of the float rows W[ids] (a shortlist's rows without the float
+/// weights).
+Int8Weight select_rows(const Int8Weight& w, const std::int64_t* ids, std::int64_t count);
 /// x [rows, in] float contiguous, into `q` (its buffers reused: every value is written).
 void quantize_rows(const float* x, std::int64_t rows, std::int64_t in, bool with_unsigned, Int8Rows& q);
 /// The same with AVX2 (int8_kernels_x86.cc; every x86 kernel but the portable one takes it): the same
@@ -96,6 +101,8 @@ namespace nmt {
 
 /// weight [out, in] float on the CPU, bias [out] or undefined, quantized and packed (PackedLinear).
 std::shared_ptr<const int8::Int8Weight> quantize_for_int8(const at::Tensor& weight, const at::Tensor& bias);
+/// The rows `ids` ([K] int64 on the CPU) of a quantized weight (int8::select_rows).
+std::shared_ptr<const int8::Int8Weight> select_int8_rows(const int8::Int8Weight& weight, const at::Tensor& ids);
 /// input [..., in] float on the CPU -> [..., out] with the best kernel this CPU runs.
 at::Tensor int8_product(const at::Tensor& input, const int8::Int8Weight& weight);
 

@@ -165,9 +165,10 @@ struct Int8Weight;
 
 /// y = W x + b with W packed once: a snapshot of the weight and bias as they were when it was made
 /// (copies on `device`). Row-invariant (the chain above) when the inference kernels apply
-/// (kernels.h), at::linear otherwise. With Precision::int8 (a float weight on the CPU) it also
-/// holds W quantized, and float input on the CPU without autograd takes the int8 product below.
-/// Safe to call from several threads at once.
+/// (kernels.h), at::linear otherwise. With Precision::int8 (a float weight on the CPU) it holds W
+/// quantized and nothing else (no float copy: docs/search.md, "int8 decoding"), and it takes float
+/// input on the CPU without autograd only (anything else is an error). Safe to call from several
+/// threads at once.
 class PackedLinear {
  public:
   PackedLinear() = default;
@@ -176,15 +177,20 @@ class PackedLinear {
                Precision precision = Precision::float32);
   /// input [..., in] -> [..., out].
   at::Tensor operator()(const at::Tensor& input) const;
-  bool defined() const { return weight_.defined(); }
+  /// The product of the rows `ids` ([K] int64) alone: input [..., in] -> [..., K], each output the
+  /// bits that column of the whole product has (int8 rows are quantized per row, so selecting them
+  /// is exact).
+  PackedLinear rows(const at::Tensor& ids) const;
+  bool defined() const { return weight_.defined() || int8_ != nullptr; }
+  /// The float weight [out, in] and bias [out] (or undefined); undefined with Precision::int8.
   const at::Tensor& weight() const { return weight_; }
   const at::Tensor& bias() const { return bias_; }
   /// int8 when the int8 product runs for float input on the CPU, else float32.
   Precision precision() const { return int8_ ? Precision::int8 : Precision::float32; }
 
  private:
-  at::Tensor weight_, bias_;                    // contiguous copies
-  std::shared_ptr<const PackedWeight> packed_;  // float on a CPU with AVX2 + FMA, without int8_; else null
+  at::Tensor weight_, bias_;                    // contiguous copies (float32 only)
+  std::shared_ptr<const PackedWeight> packed_;  // float on a CPU with AVX2 + FMA; else null
   std::shared_ptr<const int8::Int8Weight> int8_;  // with Precision::int8; else null
 };
 

@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+#include <c10/core/GradMode.h>
 
 #include <algorithm>
 #include <cmath>
@@ -367,19 +368,39 @@ PackedLinear::PackedLinear(const at::Tensor& weight, const at::Tensor& bias, con
                            Precision precision) {
   TORCH_CHECK(weight.dim() == 2 && (!bias.defined() || (bias.dim() == 1 && bias.size(0) == weight.size(0))),
               "PackedLinear: weight must be [out, in] and bias [out]");
+  const bool quantize = precision == Precision::int8 && device.is_cpu() && weight.scalar_type() == at::kFloat;
+  if (quantize) {  // the int8 weight is all it keeps: the float copy would be ~4x its bytes again
+    int8_ = quantize_for_int8(weight.detach().to(at::kCPU), bias.defined() ? bias.detach().to(at::kCPU) : bias);
+    return;
+  }
   weight_ = snapshot(weight, device).contiguous();
   if (bias.defined()) bias_ = snapshot(bias, device).contiguous();
-  if (precision == Precision::int8 && weight_.is_cpu() && weight_.scalar_type() == at::kFloat) {
-    int8_ = quantize_for_int8(weight_, bias_);  // float input always takes it: no float panels needed
-  } else if (packs(weight_)) {
-    packed_ = pack(weight_);
-  }
+  if (packs(weight_)) packed_ = pack(weight_);
 }
 
 at::Tensor PackedLinear::operator()(const at::Tensor& input) const {
+  if (int8_) {
+    TORCH_CHECK(input.scalar_type() == at::kFloat && input.is_cpu() &&
+                    !(at::GradMode::is_enabled() && input.requires_grad()),
+                "an int8 product takes float input on the CPU without autograd (it is for decoding), got ",
+                input.scalar_type(), " on ", input.device(), input.requires_grad() ? " requiring a gradient" : "");
+    return int8_product(input, *int8_);
+  }
   if (!inference_kernels_apply(input, weight_)) return at::linear(input, weight_, bias_);
-  if (int8_ && input.scalar_type() == at::kFloat) return int8_product(input, *int8_);
   return chain_linear(input, weight_, bias_, /*reference=*/false, packed_.get());
+}
+
+PackedLinear PackedLinear::rows(const at::Tensor& ids) const {
+  TORCH_CHECK(defined() && ids.dim() == 1 && ids.scalar_type() == at::kLong,
+              "PackedLinear::rows: ids must be [K] int64 of a defined product");
+  if (int8_) {
+    PackedLinear selected;
+    selected.int8_ = select_int8_rows(*int8_, ids);
+    return selected;
+  }
+  const at::Tensor on_device = ids.to(weight_.device());
+  return PackedLinear(weight_.index_select(0, on_device), bias_.defined() ? bias_.index_select(0, on_device) : bias_,
+                      weight_.device());
 }
 
 at::Tensor fma_chain_linear_reference(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias) {

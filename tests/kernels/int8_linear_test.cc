@@ -241,14 +241,54 @@ TEST(Int8Linear, PackedLinearRunsItForFloatOnTheCpuOnly) {
     ASSERT_EQ(y.sizes(), (std::vector<std::int64_t>{2, 3, 33}));
     expect_identical(y.view({6, 33}), int8_linear_reference(x.view({6, 20}), w, b), "PackedLinear int8");
   }
-  // With autograd it is at::linear, which gradients need.
-  const at::Tensor xg = x.clone().requires_grad_(true);
-  const at::Tensor yg = int8(xg);
-  EXPECT_TRUE(yg.requires_grad());
-  EXPECT_TRUE(at::allclose(yg, at::linear(x, w, b)));
+  // It keeps no float weights (their bytes are what int8 saves), so what needs them is refused:
+  // autograd and double input.
+  EXPECT_FALSE(int8.weight().defined());
+  EXPECT_FALSE(int8.bias().defined());
+  EXPECT_TRUE(int8.defined());
+  EXPECT_THROW(int8(x.clone().requires_grad_(true)), c10::Error);
+  {
+    c10::NoGradGuard no_grad;
+    EXPECT_THROW(int8(x.to(at::kDouble)), c10::Error);
+  }
   // A double weight stays float: nothing to quantize.
   EXPECT_EQ(PackedLinear(w.to(at::kDouble), b.to(at::kDouble), c10::Device(c10::kCPU), Precision::int8).precision(),
             Precision::float32);
+}
+
+// A shortlist's rows: selected from the quantized weight, they are the bytes, scales, biases and
+// corrections that quantizing the float rows gives (per-row scales make it exact), in any order and
+// with repeats, across panels; and the product of the selection is those columns of the whole one.
+TEST(Int8Linear, SelectedRowsAreTheRowsQuantized) {
+  c10::NoGradGuard no_grad;
+  at::manual_seed(27);
+  const at::Tensor w = at::randn({53, 23}), b = at::randn({53});
+  const at::Tensor ids = at::tensor(std::vector<std::int64_t>{52, 0, 17, 17, 31, 16, 15, 48, 1, 33, 2, 5, 7, 11, 13,
+                                                              19, 23, 29, 3},
+                                    at::kLong);
+  const auto whole = quantize_for_int8(w, b);
+  const auto selected = select_int8_rows(*whole, ids);
+  const auto direct = quantize_for_int8(w.index_select(0, ids), b.index_select(0, ids));
+  ASSERT_EQ(selected->out, 19);
+  ASSERT_EQ(selected->panels, direct->panels);
+  ASSERT_EQ(selected->groups, direct->groups);
+  EXPECT_TRUE(at::equal(selected->data, direct->data));
+  EXPECT_EQ(selected->scales, direct->scales);
+  EXPECT_EQ(selected->bias, direct->bias);
+  EXPECT_EQ(selected->shift, direct->shift);
+
+  const at::Tensor x = at::randn({7, 23});
+  const PackedLinear int8(w, b, c10::Device(c10::kCPU), Precision::int8);
+  const PackedLinear float32(w, b, c10::Device(c10::kCPU));
+  expect_identical(int8.rows(ids)(x), int8(x).index_select(1, ids), "int8 rows");
+  expect_identical(float32.rows(ids)(x), float32(x).index_select(1, ids), "float32 rows");
+  EXPECT_EQ(int8.rows(ids).precision(), Precision::int8);
+  try {
+    select_int8_rows(*whole, at::tensor(std::vector<std::int64_t>{3, 53}, at::kLong));
+    ADD_FAILURE() << "row 53 of 53 was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "int8 rows: row 53 is outside the weight's 53 rows");
+  }
 }
 
 TEST(Int8Linear, RefusesWhatItCannotSumExactlyAndNamesBadPrecisions) {

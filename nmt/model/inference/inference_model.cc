@@ -52,6 +52,10 @@ EncoderOutput InferenceEncoder::operator()(const at::Tensor& source, const at::T
           const at::Tensor gates = at::embedding(first_gates_[reverse ? 1 : 0], input.squeeze(2));  // [batch, src_len, 3H]
           return gru_states(gates, [&](const at::Tensor& h) { return d.hidden(h); });
         }
+        if (d.input.precision() == Precision::int8 || d.hidden.precision() == Precision::int8) {
+          // No float weights for at::gru to fall back on (int8 runs on the CPU only): the cell directly.
+          return gru_states(d.input(input), [&](const at::Tensor& h) { return d.hidden(h); });
+        }
         const GruWeights w = d.cudnn.weight_ih.defined()
                                  ? d.cudnn
                                  : GruWeights{d.input.weight(), d.hidden.weight(), d.input.bias(), d.hidden.bias()};
@@ -107,10 +111,7 @@ struct OutputRows final : OutputSubset {
 std::shared_ptr<const OutputSubset> InferenceModel::output_subset(const at::Tensor& pieces) const {
   TORCH_CHECK(pieces.dim() == 1 && pieces.scalar_type() == at::kLong, "output_subset: pieces must be [K] int64");
   const at::Tensor ids = pieces.to(device_);
-  const at::Tensor bias = output_.bias().defined() ? output_.bias().index_select(0, ids) : at::Tensor();
-  // Quantized per row, a subset's int8 rows are the whole layer's rows.
-  return std::make_shared<OutputRows>(
-      ids, PackedLinear(output_.weight().index_select(0, ids), bias, device_, output_.precision()), this);
+  return std::make_shared<OutputRows>(ids, output_.rows(ids), this);
 }
 
 StepLogits InferenceModel::step_logits(const DecoderState& state, const at::Tensor& previous_tokens,
