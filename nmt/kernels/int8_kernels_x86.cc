@@ -120,23 +120,33 @@ namespace {
 NMT_INT8_AVX2_INLINE void store_avx2(const __m256i acc[2], const Int8Rows& x, std::int64_t r, const Int8Weight& w,
                                      std::int64_t column, float* y) {
   const std::int64_t columns = std::min(kPanel, w.out - column);
-  alignas(32) float row[kPanel];
+  __m256 v[2];
   if (x.invalid[r] != 0) {
-    std::fill(row, row + kPanel, std::numeric_limits<float>::quiet_NaN());
+    v[0] = v[1] = _mm256_set1_ps(std::numeric_limits<float>::quiet_NaN());
   } else {
     const __m256 sx = _mm256_set1_ps(x.scales[r]);
     for (int h = 0; h < 2; ++h) {
       const __m256 scale = _mm256_mul_ps(sx, _mm256_loadu_ps(w.scales.data() + column + 8 * h));
       const __m256 product = _mm256_mul_ps(_mm256_cvtepi32_ps(acc[h]), scale);
-      _mm256_store_ps(row + 8 * h, _mm256_add_ps(product, _mm256_loadu_ps(w.bias.data() + column + 8 * h)));
+      v[h] = _mm256_add_ps(product, _mm256_loadu_ps(w.bias.data() + column + 8 * h));
     }
   }
-  std::memcpy(y + r * w.out + column, row, sizeof(float) * static_cast<std::size_t>(columns));
+  float* out = y + r * w.out + column;
+  if (columns == kPanel) {  // straight to the output: a memcpy of a run-time size was a libc call per row
+    _mm256_storeu_ps(out, v[0]);
+    _mm256_storeu_ps(out + 8, v[1]);
+    return;
+  }
+  alignas(32) float row[kPanel];
+  _mm256_store_ps(row, v[0]);
+  _mm256_store_ps(row + 8, v[1]);
+  std::memcpy(out, row, sizeof(float) * static_cast<std::size_t>(columns));
 }
 
 template <int kRows>
-NMT_INT8_AVX2_INLINE void tile_avx2(const Int8Rows& x, std::int64_t r, const Int8Weight& w, std::int64_t p, float* y) {
-  const std::int8_t* panel = w.data.data_ptr<std::int8_t>() + p * w.groups * kPanelBytes;
+NMT_INT8_AVX2_INLINE void tile_avx2(const Int8Rows& x, std::int64_t r, const Int8Weight& w, const std::int8_t* bytes,
+                                    std::int64_t p, float* y) {
+  const std::int8_t* panel = bytes + p * w.groups * kPanelBytes;
   const std::int8_t* q = x.values.data() + r * x.stride;
   const __m256i ones = _mm256_set1_epi16(1);
   __m256i acc[kRows][2];
@@ -178,9 +188,9 @@ NMT_INT8_AVX512BW_INLINE void store_avx512(const __m512i acc, const Int8Rows& x,
 }
 
 template <int kRows, int kPanels>
-NMT_INT8_AVX512BW_INLINE void tile_avx512bw(const Int8Rows& x, std::int64_t r, const Int8Weight& w, std::int64_t p,
-                                            float* y) {
-  const std::int8_t* panel = w.data.data_ptr<std::int8_t>() + p * w.groups * kPanelBytes;
+NMT_INT8_AVX512BW_INLINE void tile_avx512bw(const Int8Rows& x, std::int64_t r, const Int8Weight& w,
+                                            const std::int8_t* bytes, std::int64_t p, float* y) {
+  const std::int8_t* panel = bytes + p * w.groups * kPanelBytes;
   const std::int64_t panel_size = w.groups * kPanelBytes;
   const std::int8_t* q = x.values.data() + r * x.stride;
   const __m512i ones = _mm512_set1_epi16(1), zero = _mm512_setzero_si512();
@@ -217,8 +227,9 @@ NMT_INT8_AVX512BW_INLINE void tile_avx512bw(const Int8Rows& x, std::int64_t r, c
 }
 
 template <int kRows, int kPanels>
-NMT_INT8_VNNI_INLINE void tile_vnni(const Int8Rows& x, std::int64_t r, const Int8Weight& w, std::int64_t p, float* y) {
-  const std::int8_t* panel = w.data.data_ptr<std::int8_t>() + p * w.groups * kPanelBytes;
+NMT_INT8_VNNI_INLINE void tile_vnni(const Int8Rows& x, std::int64_t r, const Int8Weight& w, const std::int8_t* bytes,
+                                    std::int64_t p, float* y) {
+  const std::int8_t* panel = bytes + p * w.groups * kPanelBytes;
   const std::int64_t panel_size = w.groups * kPanelBytes;
   const std::uint8_t* u = x.unsigned_values.data() + r * x.stride;
   __m512i acc[kRows][kPanels];
@@ -251,16 +262,16 @@ NMT_INT8_VNNI_INLINE void tile_vnni(const Int8Rows& x, std::int64_t r, const Int
 // Rows [r, end) of panels p (and p + 1 when kPanels is 2): full tiles of 8 rows, then the rest.
 template <int kPanels>
 NMT_INT8_AVX512BW_INLINE void column_avx512bw(const Int8Rows& x, std::int64_t r, std::int64_t end, const Int8Weight& w,
-                                              std::int64_t p, float* y) {
-  for (; r + 8 <= end; r += 8) tile_avx512bw<8, kPanels>(x, r, w, p, y);
+                                              const std::int8_t* bytes, std::int64_t p, float* y) {
+  for (; r + 8 <= end; r += 8) tile_avx512bw<8, kPanels>(x, r, w, bytes, p, y);
   switch (end - r) {
-    case 7: tile_avx512bw<7, kPanels>(x, r, w, p, y); break;
-    case 6: tile_avx512bw<6, kPanels>(x, r, w, p, y); break;
-    case 5: tile_avx512bw<5, kPanels>(x, r, w, p, y); break;
-    case 4: tile_avx512bw<4, kPanels>(x, r, w, p, y); break;
-    case 3: tile_avx512bw<3, kPanels>(x, r, w, p, y); break;
-    case 2: tile_avx512bw<2, kPanels>(x, r, w, p, y); break;
-    case 1: tile_avx512bw<1, kPanels>(x, r, w, p, y); break;
+    case 7: tile_avx512bw<7, kPanels>(x, r, w, bytes, p, y); break;
+    case 6: tile_avx512bw<6, kPanels>(x, r, w, bytes, p, y); break;
+    case 5: tile_avx512bw<5, kPanels>(x, r, w, bytes, p, y); break;
+    case 4: tile_avx512bw<4, kPanels>(x, r, w, bytes, p, y); break;
+    case 3: tile_avx512bw<3, kPanels>(x, r, w, bytes, p, y); break;
+    case 2: tile_avx512bw<2, kPanels>(x, r, w, bytes, p, y); break;
+    case 1: tile_avx512bw<1, kPanels>(x, r, w, bytes, p, y); break;
     default: break;
   }
 }
@@ -269,16 +280,16 @@ NMT_INT8_AVX512BW_INLINE void column_avx512bw(const Int8Rows& x, std::int64_t r,
 // the stack around every vpdpbusd (a disassembly showed 18 stores per group).
 template <int kPanels>
 NMT_INT8_VNNI_INLINE void column_vnni(const Int8Rows& x, std::int64_t r, std::int64_t end, const Int8Weight& w,
-                                      std::int64_t p, float* y) {
-  for (; r + 8 <= end; r += 8) tile_vnni<8, kPanels>(x, r, w, p, y);
+                                      const std::int8_t* bytes, std::int64_t p, float* y) {
+  for (; r + 8 <= end; r += 8) tile_vnni<8, kPanels>(x, r, w, bytes, p, y);
   switch (end - r) {
-    case 7: tile_vnni<7, kPanels>(x, r, w, p, y); break;
-    case 6: tile_vnni<6, kPanels>(x, r, w, p, y); break;
-    case 5: tile_vnni<5, kPanels>(x, r, w, p, y); break;
-    case 4: tile_vnni<4, kPanels>(x, r, w, p, y); break;
-    case 3: tile_vnni<3, kPanels>(x, r, w, p, y); break;
-    case 2: tile_vnni<2, kPanels>(x, r, w, p, y); break;
-    case 1: tile_vnni<1, kPanels>(x, r, w, p, y); break;
+    case 7: tile_vnni<7, kPanels>(x, r, w, bytes, p, y); break;
+    case 6: tile_vnni<6, kPanels>(x, r, w, bytes, p, y); break;
+    case 5: tile_vnni<5, kPanels>(x, r, w, bytes, p, y); break;
+    case 4: tile_vnni<4, kPanels>(x, r, w, bytes, p, y); break;
+    case 3: tile_vnni<3, kPanels>(x, r, w, bytes, p, y); break;
+    case 2: tile_vnni<2, kPanels>(x, r, w, bytes, p, y); break;
+    case 1: tile_vnni<1, kPanels>(x, r, w, bytes, p, y); break;
     default: break;
   }
 }
@@ -287,15 +298,16 @@ NMT_INT8_VNNI_INLINE void column_vnni(const Int8Rows& x, std::int64_t r, std::in
 
 NMT_INT8_AVX2 void multiply_avx2(const Int8Rows& x, const Int8Weight& w, std::int64_t first, std::int64_t last,
                                  float* y) {
+  const std::int8_t* bytes = w.data.data_ptr<std::int8_t>();  // once: data_ptr is an out-of-line call
   for (std::int64_t chunk = 0; chunk < x.rows; chunk += kChunkRows) {
     const std::int64_t chunk_end = std::min(x.rows, chunk + kChunkRows);
     for (std::int64_t p = first; p < last; ++p) {
       std::int64_t r = chunk;
-      for (; r + 4 <= chunk_end; r += 4) tile_avx2<4>(x, r, w, p, y);
+      for (; r + 4 <= chunk_end; r += 4) tile_avx2<4>(x, r, w, bytes, p, y);
       switch (chunk_end - r) {
-        case 3: tile_avx2<3>(x, r, w, p, y); break;
-        case 2: tile_avx2<2>(x, r, w, p, y); break;
-        case 1: tile_avx2<1>(x, r, w, p, y); break;
+        case 3: tile_avx2<3>(x, r, w, bytes, p, y); break;
+        case 2: tile_avx2<2>(x, r, w, bytes, p, y); break;
+        case 1: tile_avx2<1>(x, r, w, bytes, p, y); break;
         default: break;
       }
     }
@@ -304,13 +316,14 @@ NMT_INT8_AVX2 void multiply_avx2(const Int8Rows& x, const Int8Weight& w, std::in
 
 NMT_INT8_AVX512BW void multiply_avx512bw(const Int8Rows& x, const Int8Weight& w, std::int64_t first,
                                          std::int64_t last, float* y) {
+  const std::int8_t* bytes = w.data.data_ptr<std::int8_t>();  // once: data_ptr is an out-of-line call
   for (std::int64_t chunk = 0; chunk < x.rows; chunk += kChunkRows) {
     const std::int64_t chunk_end = std::min(x.rows, chunk + kChunkRows);
     for (std::int64_t p = first; p < last; p += 2) {
       if (p + 1 < last) {
-        column_avx512bw<2>(x, chunk, chunk_end, w, p, y);
+        column_avx512bw<2>(x, chunk, chunk_end, w, bytes, p, y);
       } else {
-        column_avx512bw<1>(x, chunk, chunk_end, w, p, y);
+        column_avx512bw<1>(x, chunk, chunk_end, w, bytes, p, y);
       }
     }
   }
@@ -318,13 +331,14 @@ NMT_INT8_AVX512BW void multiply_avx512bw(const Int8Rows& x, const Int8Weight& w,
 
 NMT_INT8_VNNI void multiply_vnni(const Int8Rows& x, const Int8Weight& w, std::int64_t first, std::int64_t last,
                                  float* y) {
+  const std::int8_t* bytes = w.data.data_ptr<std::int8_t>();  // once: data_ptr is an out-of-line call
   for (std::int64_t chunk = 0; chunk < x.rows; chunk += kChunkRows) {
     const std::int64_t chunk_end = std::min(x.rows, chunk + kChunkRows);
     for (std::int64_t p = first; p < last; p += 2) {
       if (p + 1 < last) {
-        column_vnni<2>(x, chunk, chunk_end, w, p, y);
+        column_vnni<2>(x, chunk, chunk_end, w, bytes, p, y);
       } else {
-        column_vnni<1>(x, chunk, chunk_end, w, p, y);
+        column_vnni<1>(x, chunk, chunk_end, w, bytes, p, y);
       }
     }
   }
