@@ -80,6 +80,18 @@ at::Tensor weighted_context(const at::Tensor& weights, const at::Tensor& memory,
 /// took 3-5 ns per element here (its exp dominates), a sixth of a beam search step.
 at::Tensor log_softmax_last(at::Tensor logits);
 
+/// Greedy search's choice from logits [R, V] without writing their log-softmax: for each row the
+/// first piece with the largest offset[r] + log p (log p: log_softmax_last's values; the sum in
+/// float, as greedy search adds them) and that value; NaN never ranks, and a row of NaN gives
+/// (-inf, 0). The bits of log_softmax_last followed by that scan (greedy_search.cc), for float
+/// logits where the inference kernels apply (`best_of_log_softmax_applies`); offset [R] float.
+struct BestOfRows {
+  std::vector<float> scores;
+  std::vector<std::int64_t> ids;
+};
+bool best_of_log_softmax_applies(const at::Tensor& logits);
+BestOfRows best_of_log_softmax(const at::Tensor& logits, const at::Tensor& offset);
+
 /// A lexical shortlist's output (nmt/search/shortlist_decoder.h): logits [R, K] over the pieces
 /// [K] (int64, increasing, any device); row r may produce only the columns columns[r] (increasing
 /// positions in [0, K)). Returns [R, vocab]: at pieces[c] for each c of columns[r] the row's

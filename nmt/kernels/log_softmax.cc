@@ -25,6 +25,29 @@ at::Tensor log_softmax_last(at::Tensor logits) {
   return logits;
 }
 
+bool best_of_log_softmax_applies(const at::Tensor& logits) {
+  return logits.scalar_type() == at::kFloat && logits.dim() == 2 && inference_kernels_apply(logits, at::Tensor());
+}
+
+BestOfRows best_of_log_softmax(const at::Tensor& logits, const at::Tensor& offset) {
+  TORCH_CHECK(best_of_log_softmax_applies(logits), "best_of_log_softmax: float logits [R, V] on the CPU, no autograd");
+  const std::int64_t rows = logits.size(0), size = logits.size(1);
+  TORCH_CHECK(offset.dim() == 1 && offset.size(0) == rows, "best_of_log_softmax: offset must be [R]");
+  const at::Tensor x = logits.contiguous();
+  const at::Tensor r = offset.to(at::kCPU, at::kFloat).contiguous();
+  BestOfRows best{std::vector<float>(static_cast<std::size_t>(rows)),
+                  std::vector<std::int64_t>(static_cast<std::size_t>(rows))};
+  const float* values = x.data_ptr<float>();
+  const float* offsets = r.data_ptr<float>();
+  at::parallel_for(0, rows, 1, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      const auto at = static_cast<std::size_t>(i);
+      best_of_log_softmax_sentence(values + i * size, size, offsets[i], best.scores[at], best.ids[at]);
+    }
+  });
+  return best;
+}
+
 at::Tensor scatter_subsets(const at::Tensor& logits, const std::vector<const std::vector<std::int64_t>*>& columns,
                            const at::Tensor& pieces, std::int64_t vocab) {
   TORCH_CHECK(logits.dim() == 2 && pieces.dim() == 1 && logits.size(1) == pieces.size(0) &&

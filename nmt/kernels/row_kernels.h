@@ -125,11 +125,12 @@ NMT_ALWAYS_INLINE void context_rows(const T* w, const T* m, T* c, std::int64_t s
   add_positions(rows, weights, count, c, size);
 }
 
-// log-softmax of one row in place: x - (m + log sum_i exp(x_i - m)), m = max_i x_i. The maximum is
-// exact in any order; the sum runs in kLanes partial sums, then the tail, then the lanes. A row
-// holding NaN or an infinity (x - x is not 0) takes the plain path with std::exp, as ATen would.
+// The normaliser of one row's log-softmax, m + log sum_i exp(x_i - m), m = max_i x_i (returned
+// in `max`). The maximum is exact in any order; the sum runs in kLanes partial sums, then the tail,
+// then the lanes. A row holding NaN or an infinity (x - x is not 0) takes the plain path with
+// std::exp, as ATen would (NaN anywhere: a NaN normaliser).
 template <typename T>
-NMT_ALWAYS_INLINE void log_softmax_row(T* x, std::int64_t size) {
+NMT_ALWAYS_INLINE T log_softmax_normaliser(const T* x, std::int64_t size, T& max) {
   T lanes_max[kLanes], lanes_probe[kLanes] = {};
   for (std::int64_t l = 0; l < kLanes; ++l) lanes_max[l] = -std::numeric_limits<T>::infinity();
   std::int64_t i = 0;
@@ -139,7 +140,8 @@ NMT_ALWAYS_INLINE void log_softmax_row(T* x, std::int64_t size) {
       lanes_probe[l] += x[i + l] - x[i + l];
     }
   }
-  T max = -std::numeric_limits<T>::infinity(), probe = 0;
+  max = -std::numeric_limits<T>::infinity();
+  T probe = 0;
   for (; i < size; ++i) {
     max = x[i] > max ? x[i] : max;
     probe += x[i] - x[i];
@@ -163,8 +165,44 @@ NMT_ALWAYS_INLINE void log_softmax_row(T* x, std::int64_t size) {
     }
     for (i = 0; i < size; ++i) sum += std::exp(x[i] - max);
   }
-  const T normaliser = max + std::log(sum);
-  for (i = 0; i < size; ++i) x[i] -= normaliser;
+  return max + std::log(sum);
+}
+
+// log-softmax of one row in place: x - log_softmax_normaliser(x).
+template <typename T>
+NMT_ALWAYS_INLINE void log_softmax_row(T* x, std::int64_t size) {
+  T max;
+  const T normaliser = log_softmax_normaliser(x, size, max);
+  for (std::int64_t i = 0; i < size; ++i) x[i] -= normaliser;
+}
+
+// Greedy search's choice from one row of logits without writing its log-softmax: the first i with
+// the largest r + (x_i - N) (N the normaliser above, both sums in T), and that value; NaN values
+// never rank, and a row of them gives (-inf, 0). The bits of log_softmax_row followed by a scan
+// for the first maximum of r + log p: v(x) = r + (x - N) never decreases as x grows, so the largest
+// v is v(max), and the scan stops at the first i that reaches it (x_i may be below the maximum and
+// still round to it: the first such i is the one to take).
+template <typename T>
+NMT_ALWAYS_INLINE void best_of_log_softmax_row(const T* x, std::int64_t size, T r, T& score, std::int64_t& id) {
+  T max;
+  const T normaliser = log_softmax_normaliser(x, size, max);
+  const T best = r + (max - normaliser);
+  score = -std::numeric_limits<T>::infinity();
+  id = 0;
+  if (best != best) return;  // NaN: every value is NaN (a NaN normaliser or offset)
+  std::int64_t i = 0;
+  for (; i + kLanes <= size; i += kLanes) {  // a block without an exit vectorises; then its first hit
+    bool hit = false;
+    for (std::int64_t l = 0; l < kLanes; ++l) hit |= r + (x[i + l] - normaliser) == best;
+    if (hit) break;
+  }
+  for (; i < size; ++i) {
+    if (r + (x[i] - normaliser) == best) {
+      score = best;
+      id = i;
+      return;
+    }
+  }
 }
 
 // PyTorch's GRU cell on one row: r = sigmoid(i_r + g_r), z = sigmoid(i_z + g_z),

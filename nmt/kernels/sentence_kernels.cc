@@ -19,6 +19,7 @@ struct FloatKernels {
   void (*dot)(const float*, const float*, float*, std::int64_t, std::int64_t);
   void (*context)(const float*, const float*, float*, std::int64_t, std::int64_t);
   void (*log_softmax)(float*, std::int64_t);
+  void (*best_of_log_softmax)(const float*, std::int64_t, float, float&, std::int64_t&);
   void (*gru_cell)(const float*, const float*, const float*, float*, std::int64_t);
   void (*tanh)(const float*, float*, std::int64_t);
   void (*softmax)(const float*, float*, std::int64_t);
@@ -44,6 +45,10 @@ struct FloatKernels {
     context_rows<float>(w, m, c, s, n);                                                                         \
   }                                                                                                             \
   attribute void log_softmax_##suffix(float* x, std::int64_t n) { log_softmax_row<float>(x, n); }              \
+  attribute void best_of_log_softmax_##suffix(const float* x, std::int64_t n, float r, float& score,          \
+                                              std::int64_t& id) {                                               \
+    best_of_log_softmax_row<float>(x, n, r, score, id);                                                         \
+  }                                                                                                             \
   attribute void gru_cell_##suffix(const float* i, const float* g, const float* h, float* out, std::int64_t n) { \
     gru_cell_row<float>(i, g, h, out, n);                                                                       \
   }                                                                                                             \
@@ -61,15 +66,15 @@ const FloatKernels& float_kernels() {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
     if (cpu_features().avx512f) {
       return FloatKernels{forward_avx512, forward_keep_avx512, backward_avx512, dot_avx512, context_avx512,
-                          log_softmax_avx512, gru_cell_avx512, tanh_avx512, softmax_avx512};
+                          log_softmax_avx512, best_of_log_softmax_avx512, gru_cell_avx512, tanh_avx512, softmax_avx512};
     }
     if (cpu_features().avx2_fma) {
-      return FloatKernels{forward_avx2, forward_keep_avx2, backward_avx2, dot_avx2, context_avx2, log_softmax_avx2,
-                          gru_cell_avx2, tanh_avx2, softmax_avx2};
+      return FloatKernels{forward_avx2, forward_keep_avx2, backward_avx2, dot_avx2, context_avx2,
+                          log_softmax_avx2, best_of_log_softmax_avx2, gru_cell_avx2, tanh_avx2, softmax_avx2};
     }
 #endif
     return FloatKernels{forward_portable, forward_keep_portable, backward_portable, dot_portable, context_portable,
-                       log_softmax_portable, gru_cell_portable, tanh_portable, softmax_portable};
+                       log_softmax_portable, best_of_log_softmax_portable, gru_cell_portable, tanh_portable, softmax_portable};
   }();
   return kernels;
 }
@@ -104,6 +109,9 @@ void context_sentence(const double* w, const double* m, double* c, std::int64_t 
 }
 void log_softmax_sentence(float* x, std::int64_t size) { float_kernels().log_softmax(x, size); }
 void log_softmax_sentence(double* x, std::int64_t size) { log_softmax_row<double>(x, size); }
+void best_of_log_softmax_sentence(const float* x, std::int64_t size, float r, float& score, std::int64_t& id) {
+  float_kernels().best_of_log_softmax(x, size, r, score, id);
+}
 void gru_cell_sentence(const float* i, const float* g, const float* h, float* out, std::int64_t size) {
   float_kernels().gru_cell(i, g, h, out, size);
 }

@@ -14,6 +14,7 @@ void context_sentence(const float* w, const float* m, float* c, std::int64_t src
 void context_sentence(const double* w, const double* m, double* c, std::int64_t src_len, std::int64_t size);
 void log_softmax_sentence(float* x, std::int64_t size);
 void log_softmax_sentence(double* x, std::int64_t size);
+void best_of_log_softmax_sentence(const float* x, std::int64_t size, float r, float& score, std::int64_t& id);
 void gru_cell_sentence(const float* i, const float* g, const float* h, float* out, std::int64_t size);
 void gru_cell_sentence(const double* i, const double* g, const double* h, double* out, std::int64_t size);
 void tanh_sentence(const float* x, float* y, std::int64_t size);

@@ -17,4 +17,10 @@ StepLogits IncrementalDecoder::step_logits(const DecoderState& state, const at::
           std::move(out.state)};
 }
 
+BestStep IncrementalDecoder::best_step(const DecoderState& state, const at::Tensor& previous_tokens,
+                                       const at::Tensor& /*offset*/) const {
+  StepOutput out = step(state, previous_tokens);
+  return {std::move(out.log_probs), {}, {}, std::move(out.attention), std::move(out.state)};
+}
+
 }  // namespace nmt

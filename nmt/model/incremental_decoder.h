@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <utility>
+#include <vector>
 
 namespace nmt {
 
@@ -35,6 +36,17 @@ struct StepOutput {
 struct StepLogits {
   at::Tensor logits;
   at::Tensor attention;  // as StepOutput's
+  DecoderStatePtr state;
+};
+
+/// A greedy step: each row's best piece, when the model could choose it without writing the
+/// log-probabilities (ids and scores [batch], on the CPU), else log_probs as step() gives them (ids
+/// and scores empty).
+struct BestStep {
+  at::Tensor log_probs;            // [batch, target_vocab], or undefined when `ids` are given
+  std::vector<std::int64_t> ids;   // the first piece with the largest offset[b] + log p(piece)
+  std::vector<float> scores;       // that value (the sum in float); -inf when every value is NaN
+  at::Tensor attention;            // as StepOutput's
   DecoderStatePtr state;
 };
 
@@ -66,6 +78,11 @@ class IncrementalDecoder {
   /// piece pieces()[k]. The default selects those columns of step()'s log-probabilities (c_b = 0).
   virtual StepLogits step_logits(const DecoderState& state, const at::Tensor& previous_tokens,
                                  const OutputSubset& subset) const;
+  /// step() for greedy search, offset [batch] float (each row's score so far): a model may choose
+  /// each row's best piece itself, with exactly the ids and scores that ranking step()'s
+  /// log-probabilities would give (nmt/search/greedy_search.cc). The default returns step()'s.
+  virtual BestStep best_step(const DecoderState& state, const at::Tensor& previous_tokens,
+                             const at::Tensor& offset) const;
   virtual std::int64_t target_vocab_size() const = 0;
   /// False for a model without attention (steps give no weights to keep, align or cover with).
   virtual bool has_attention() const { return true; }

@@ -8,8 +8,10 @@
 #include <torch/autograd.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace nmt {
@@ -93,6 +95,88 @@ TEST(LogSoftmaxLast, HandlesMinusInfinityNaNAndAutograd) {
   const at::Tensor tracked = at::randn({2, 9}).requires_grad_(true);  // autograd: ATen's, differentiable
   log_softmax_last(tracked * 1).sum().backward();
   EXPECT_TRUE(tracked.grad().defined());
+}
+
+// Greedy search's choice, by its definition: log_softmax_last, then the first maximum of
+// r + log p in float over the values that are not NaN ((-inf, 0) when all are).
+std::pair<float, std::int64_t> first_best(const at::Tensor& logits_row, float r) {
+  const at::Tensor lp = log_softmax_last(logits_row.unsqueeze(0).clone().contiguous())[0];
+  const float* v = lp.data_ptr<float>();
+  std::pair<float, std::int64_t> best{-std::numeric_limits<float>::infinity(), 0};
+  bool found = false;
+  for (std::int64_t i = 0; i < lp.size(0); ++i) {
+    const float s = r + v[i];
+    if (s != s) continue;
+    if (!found || s > best.first) best = {s, i};
+    found = true;
+  }
+  return best;
+}
+
+void expect_best_is_the_definitions(const at::Tensor& logits, const at::Tensor& offset, const std::string& what) {
+  const BestOfRows got = best_of_log_softmax(logits, offset);
+  ASSERT_EQ(got.ids.size(), static_cast<std::size_t>(logits.size(0))) << what;
+  for (std::int64_t r = 0; r < logits.size(0); ++r) {
+    const auto expected = first_best(logits[r], offset[r].item<float>());
+    const auto at = static_cast<std::size_t>(r);
+    EXPECT_EQ(got.ids[at], expected.second) << what << ", row " << r;
+    // Bits: the same float, or both NaN-free infinities of one sign.
+    EXPECT_EQ(std::memcmp(&got.scores[at], &expected.first, sizeof(float)), 0)
+        << what << ", row " << r << ": " << got.scores[at] << " vs " << expected.first;
+  }
+}
+
+TEST(BestOfLogSoftmax, IsTheFirstMaximumOfTheWrittenLogSoftmax) {
+  c10::NoGradGuard no_grad;
+  at::manual_seed(31);
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  for (const std::int64_t size : {1, 7, 16, 17, 33, 4000, 8003}) {  // tail only, lanes only, both
+    const at::Tensor logits = 4 * at::randn({9, size});
+    expect_best_is_the_definitions(logits, -10 * at::rand({9}), "random " + std::to_string(size));
+    // Ties: the largest value repeated; the first copy wins.
+    at::Tensor tied = logits.clone();
+    for (std::int64_t r = 0; r < 9; ++r) {
+      tied[r].fill_(-1.0f);
+      tied[r][size - 1] = 3.0f;
+      tied[r][(size - 1) / 2] = 3.0f;
+    }
+    expect_best_is_the_definitions(tied, at::zeros({9}), "ties " + std::to_string(size));
+  }
+  // Values below the maximum that round to the same score once a large offset is added: the first
+  // of them wins, not the maximum's position (a scan from the maximum would get this wrong).
+  at::Tensor close = 1e-3 * at::randn({4, 300});
+  close[0][250] = close[0].max().item<float>() + 1e-4f;
+  const at::Tensor far = at::full({4}, -1e7f);  // a spacing of 1 between floats there
+  expect_best_is_the_definitions(close, far, "collapsed by the offset");
+  const BestOfRows collapsed = best_of_log_softmax(close, far);
+  EXPECT_LT(collapsed.ids[0], 250) << "the offset's rounding makes an earlier piece tie with the maximum";
+
+  // Infinities and NaN: -inf pieces never win against a finite one; NaN or +inf in a row, a NaN or
+  // -inf offset, or a row of -inf give what ranking the written row gives.
+  at::Tensor odd = at::randn({8, 40});
+  odd[0][0] = -inf;
+  odd[0][39] = -inf;
+  odd[1][5] = nan;
+  odd[2][6] = inf;
+  odd[3].fill_(-inf);
+  const at::Tensor r = at::tensor({0.0f, -2.0f, -3.0f, 0.0f, nan, -inf, inf, -1e30f});
+  expect_best_is_the_definitions(odd, r, "infinities and NaN");
+  const BestOfRows got = best_of_log_softmax(odd, r);
+  EXPECT_EQ(got.scores[1], -inf);  // a NaN in the row: every log p is NaN, nothing ranks
+  EXPECT_EQ(got.scores[4], -inf);  // a NaN offset likewise
+  EXPECT_EQ(got.scores[6], inf);   // +inf offset: every value +inf, the first piece
+  EXPECT_EQ(got.ids[6], 0);
+
+  // A row's choice does not depend on its batch.
+  const at::Tensor batch = 3 * at::randn({12, 500}), offsets = -5 * at::rand({12});
+  const BestOfRows all = best_of_log_softmax(batch, offsets);
+  for (std::int64_t row = 0; row < 12; ++row) {
+    const BestOfRows one = best_of_log_softmax(batch.slice(0, row, row + 1), offsets.slice(0, row, row + 1));
+    EXPECT_EQ(one.ids[0], all.ids[static_cast<std::size_t>(row)]);
+    EXPECT_EQ(one.scores[0], all.scores[static_cast<std::size_t>(row)]);
+  }
+  EXPECT_FALSE(best_of_log_softmax_applies(batch.to(at::kDouble)));
+  EXPECT_FALSE(best_of_log_softmax_applies(batch[0]));
 }
 
 // A = 37 takes the kernel's tail path (not a multiple of its 16 lanes), A = 64 none.

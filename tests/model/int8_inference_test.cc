@@ -7,6 +7,7 @@
 #include <torch/nn/functional/loss.h>
 #include <torch/optim/adam.h>
 
+#include <cstring>
 #include <numeric>
 #include <string>
 #include <tuple>
@@ -88,6 +89,53 @@ TEST_P(Int8EveryArchitecture, ASentenceGetsTheSameBitsAloneAsInTheBatch) {
     const std::vector<Hypothesis> one = greedy_search(*int8, alone.source, alone.source_lengths, greedy);
     EXPECT_EQ(one[0].tokens, searched[static_cast<std::size_t>(row)].tokens) << "row " << row;
     EXPECT_EQ(one[0].log_prob, searched[static_cast<std::size_t>(row)].log_prob) << "row " << row;
+  }
+}
+
+// The model's own steps without its greedy shortcut: best_step is IncrementalDecoder's default.
+class StepsOnly final : public IncrementalDecoder {
+ public:
+  explicit StepsOnly(const IncrementalDecoder& model) : model_(model) {}
+  DecoderStatePtr encode(const at::Tensor& source, const at::Tensor& lengths) const override {
+    return model_.encode(source, lengths);
+  }
+  StepOutput step(const DecoderState& state, const at::Tensor& previous) const override {
+    return model_.step(state, previous);
+  }
+  std::int64_t target_vocab_size() const override { return model_.target_vocab_size(); }
+  bool has_attention() const override { return model_.has_attention(); }
+
+ private:
+  const IncrementalDecoder& model_;
+};
+
+// Greedy search with the model choosing each row's piece from its logits (best_of_log_softmax)
+// gives what ranking the written log-probabilities gives: the same pieces, the same score bits and
+// attention, in float32 and int8.
+TEST_P(Int8EveryArchitecture, GreedyChoosesFromTheLogitsAsFromTheLogProbabilities) {
+  const ModelConfig c = config();
+  at::manual_seed(7);
+  Seq2Seq model(c);
+  model->eval();
+  c10::NoGradGuard no_grad;
+  const Batch batch = test::varied_batch(c);
+  SearchOptions options;
+  options.keep_attention = c.has_attention();
+  for (const Precision precision : {Precision::float32, Precision::int8}) {
+    const auto inference = model->for_inference(kCpu, InferencePrecision::of(precision));
+    const DecoderStatePtr state = inference->encode(batch.source, batch.source_lengths);
+    const BestStep chosen = inference->best_step(*state, batch.target_in.select(1, 0), at::zeros({batch.size()}));
+    ASSERT_EQ(chosen.ids.size(), static_cast<std::size_t>(batch.size())) << "the model chose on the CPU";
+    const auto fast = greedy_search(*inference, batch.source, batch.source_lengths, options);
+    const auto plain = greedy_search(StepsOnly(*inference), batch.source, batch.source_lengths, options);
+    ASSERT_EQ(fast.size(), plain.size());
+    for (std::size_t i = 0; i < fast.size(); ++i) {
+      const std::string what = std::string(name_of(precision)) + ", sentence " + std::to_string(i);
+      EXPECT_EQ(fast[i].tokens, plain[i].tokens) << what;
+      EXPECT_EQ(fast[i].finished, plain[i].finished) << what;
+      EXPECT_EQ(std::memcmp(&fast[i].log_prob, &plain[i].log_prob, sizeof(double)), 0) << what;
+      if (options.keep_attention) EXPECT_TRUE(at::equal(fast[i].attention, plain[i].attention)) << what;
+    }
   }
 }
 

@@ -97,6 +97,21 @@ StepOutput InferenceModel::step(const DecoderState& state, const at::Tensor& pre
   return {log_softmax_last(output_(decoded.readout)), decoded.attention, std::move(decoded.state)};
 }
 
+BestStep InferenceModel::best_step(const DecoderState& state, const at::Tensor& previous_tokens,
+                                   const at::Tensor& offset) const {
+  InferenceStep decoded = decode(state, previous_tokens);
+  at::Tensor logits = output_(decoded.readout);
+  BestStep out{at::Tensor(), {}, {}, decoded.attention, std::move(decoded.state)};
+  if (best_of_log_softmax_applies(logits)) {  // the row's log-softmax is not written out
+    BestOfRows best = best_of_log_softmax(logits, offset);
+    out.ids = std::move(best.ids);
+    out.scores = std::move(best.scores);
+  } else {
+    out.log_probs = log_softmax_last(std::move(logits));
+  }
+  return out;
+}
+
 namespace {
 
 struct OutputRows final : OutputSubset {

@@ -54,6 +54,10 @@ class InferenceModel final : public IncrementalDecoder, public AttentionHardenin
 
   DecoderStatePtr encode(const at::Tensor& source, const at::Tensor& source_lengths) const override;
   StepOutput step(const DecoderState& state, const at::Tensor& previous_tokens) const override;
+  /// Each row's best piece straight from the logits on the CPU (best_of_log_softmax: the bits of
+  /// step() and a scan, without the [batch, V] log-probabilities written and read again).
+  BestStep best_step(const DecoderState& state, const at::Tensor& previous_tokens,
+                     const at::Tensor& offset) const override;
   /// The rows of W_out and b_out for the pieces, packed once (the same chains as the whole layer's).
   std::shared_ptr<const OutputSubset> output_subset(const at::Tensor& pieces) const override;
   /// W_out r_t + b_out over the subset's pieces, without the log-softmax (from the packed rows of
