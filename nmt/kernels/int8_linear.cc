@@ -48,6 +48,21 @@ float quantize(const float* x, std::int64_t n, float max_abs, std::int8_t* q) {
   return max_abs / 127.0f;
 }
 
+// A weight of `out` rows of `in` inputs, every byte, scale, bias and correction zero.
+Int8Weight zero_weight(std::int64_t out, std::int64_t in) {
+  Int8Weight w;
+  w.out = out;
+  w.in = in;
+  w.groups = (in + kGroup - 1) / kGroup;
+  w.panels = (out + kPanel - 1) / kPanel;
+  const auto columns = static_cast<std::size_t>(w.panels * kPanel);
+  w.data = at::zeros({w.panels, w.groups, kPanel, kGroup}, at::kChar);
+  w.scales.assign(columns, 0.0f);
+  w.bias.assign(columns, 0.0f);
+  w.shift.assign(columns, 0);
+  return w;
+}
+
 }  // namespace
 
 Int8Weight quantize_weight(const float* weight, std::int64_t out, std::int64_t in, const float* bias) {
@@ -55,16 +70,7 @@ Int8Weight quantize_weight(const float* weight, std::int64_t out, std::int64_t i
     throw ConfigError("int8 products take at most " + std::to_string(kMaxDepth) + " inputs, and this layer has " +
                       std::to_string(in) + " (use --precision float32)");
   }
-  Int8Weight w;
-  w.out = out;
-  w.in = in;
-  w.groups = (in + kGroup - 1) / kGroup;
-  w.panels = (out + kPanel - 1) / kPanel;
-  const std::int64_t columns = w.panels * kPanel;
-  w.data = at::zeros({w.panels, w.groups, kPanel, kGroup}, at::kChar);
-  w.scales.assign(static_cast<std::size_t>(columns), 0.0f);
-  w.bias.assign(static_cast<std::size_t>(columns), 0.0f);
-  w.shift.assign(static_cast<std::size_t>(columns), 0);
+  Int8Weight w = zero_weight(out, in);
   std::int8_t* data = w.data.data_ptr<std::int8_t>();
   std::vector<std::int8_t> row(static_cast<std::size_t>(in));
   for (std::int64_t n = 0; n < out; ++n) {
@@ -87,16 +93,7 @@ Int8Weight quantize_weight(const float* weight, std::int64_t out, std::int64_t i
 }
 
 Int8Weight select_rows(const Int8Weight& w, const std::int64_t* ids, std::int64_t count) {
-  Int8Weight s;
-  s.out = count;
-  s.in = w.in;
-  s.groups = w.groups;
-  s.panels = (count + kPanel - 1) / kPanel;
-  const std::int64_t columns = s.panels * kPanel;
-  s.data = at::zeros({s.panels, s.groups, kPanel, kGroup}, at::kChar);
-  s.scales.assign(static_cast<std::size_t>(columns), 0.0f);
-  s.bias.assign(static_cast<std::size_t>(columns), 0.0f);
-  s.shift.assign(static_cast<std::size_t>(columns), 0);
+  Int8Weight s = zero_weight(count, w.in);
   const std::int8_t* from = w.data.data_ptr<std::int8_t>();
   std::int8_t* to = s.data.data_ptr<std::int8_t>();
   // Column c of panel p starts at ((p * groups) * 16 + c) * 4, and its groups follow 64 bytes apart.

@@ -48,6 +48,33 @@ BestTokens best_tokens(const at::Tensor& scores, const at::Tensor& offset) {
   return best;
 }
 
+// One step's choice for the rows `active`: with the constraints, from step()'s log-probabilities
+// (r + log p written out, the forbidden ones set to -inf); without, the model's best_step (which
+// may choose from its logits) or the same sums ranked here.
+struct GreedyStep {
+  BestTokens best;
+  at::Tensor attention;
+  DecoderStatePtr state;
+};
+
+GreedyStep greedy_step(const IncrementalDecoder& model, const DecoderState& state, const at::Tensor& previous,
+                       const at::Tensor& log_prob, std::int64_t t, const SearchOptions& options,
+                       const std::vector<Hypothesis>& hypotheses, const std::vector<std::int64_t>& active) {
+  if (constraints_apply(t, options)) {
+    StepOutput out = model.step(state, previous);
+    // r + log p in float32, as beam search adds them, so that beam 1 reproduces greedy bit for bit.
+    at::Tensor candidates = log_prob.unsqueeze(1) + out.log_probs.to(at::kFloat);  // [rows, V]
+    std::vector<const std::vector<int>*> histories;
+    for (const std::int64_t row : active) histories.push_back(&hypotheses[static_cast<std::size_t>(row)].tokens);
+    apply_constraints(candidates, histories, t, options);
+    return {best_tokens(candidates, at::Tensor()), std::move(out.attention), std::move(out.state)};
+  }
+  BestStep out = model.best_step(state, previous, log_prob);
+  BestTokens best = out.ids.empty() ? best_tokens(out.log_probs, log_prob)  // the same sums, not written out
+                                    : BestTokens{std::move(out.scores), std::move(out.ids)};
+  return {std::move(best), std::move(out.attention), std::move(out.state)};
+}
+
 }  // namespace
 
 std::vector<Hypothesis> greedy_search(const IncrementalDecoder& model, const at::Tensor& source,
@@ -73,27 +100,9 @@ std::vector<Hypothesis> greedy_search(const IncrementalDecoder& model, const at:
   at::Tensor log_prob = at::zeros({batch}, source.options().dtype(at::kFloat));  // r of each state row
 
   for (std::int64_t t = 0; !active.empty(); ++t) {
-    BestTokens best;
-    at::Tensor attention_weights;
-    DecoderStatePtr next;
-    if (constraints_apply(t, options)) {
-      StepOutput out = model.step(*state, previous);
-      // r + log p in float32, as beam search adds them, so that beam 1 reproduces greedy bit for bit.
-      at::Tensor candidates = log_prob.unsqueeze(1) + out.log_probs.to(at::kFloat);  // [rows, V]
-      std::vector<const std::vector<int>*> histories;
-      for (const std::int64_t row : active) histories.push_back(&hypotheses[static_cast<std::size_t>(row)].tokens);
-      apply_constraints(candidates, histories, t, options);
-      best = best_tokens(candidates, at::Tensor());
-      attention_weights = std::move(out.attention);
-      next = std::move(out.state);
-    } else {
-      BestStep out = model.best_step(*state, previous, log_prob);
-      // The model chose (the same sums and ties), or the same sums here, not written out.
-      best = out.ids.empty() ? best_tokens(out.log_probs, log_prob) : BestTokens{std::move(out.scores), std::move(out.ids)};
-      attention_weights = std::move(out.attention);
-      next = std::move(out.state);
-    }
-    const at::Tensor step_attention = options.keep_attention ? attention_weights.to(at::kCPU) : at::Tensor();
+    GreedyStep chosen = greedy_step(model, *state, previous, log_prob, t, options, hypotheses, active);
+    const BestTokens& best = chosen.best;
+    const at::Tensor step_attention = options.keep_attention ? chosen.attention.to(at::kCPU) : at::Tensor();
 
     std::vector<std::int64_t> keep_rows, still_active, next_ids;
     std::vector<float> next_scores;
@@ -118,8 +127,8 @@ std::vector<Hypothesis> greedy_search(const IncrementalDecoder& model, const at:
     }
     if (still_active.empty()) break;
     const auto device = previous.device();
-    state = still_active.size() != active.size() ? next->select(at::tensor(keep_rows, at::kLong).to(device))
-                                                 : std::move(next);
+    state = still_active.size() != active.size() ? chosen.state->select(at::tensor(keep_rows, at::kLong).to(device))
+                                                 : std::move(chosen.state);
     previous = at::tensor(next_ids, at::kLong).to(device);
     log_prob = at::tensor(next_scores, at::kFloat).to(device);
     active = std::move(still_active);
