@@ -63,6 +63,12 @@ Int8Weight zero_weight(std::int64_t out, std::int64_t in) {
   return w;
 }
 
+// Where column n's bytes start in the packed data: column c of panel p at ((p * groups) * 16 + c)
+// * 4, its groups following 64 bytes apart.
+std::int64_t column_start(std::int64_t n, std::int64_t groups) {
+  return ((n / kPanel) * groups * kPanel + n % kPanel) * kGroup;
+}
+
 }  // namespace
 
 Int8Weight quantize_weight(const float* weight, std::int64_t out, std::int64_t in, const float* bias) {
@@ -80,9 +86,9 @@ Int8Weight quantize_weight(const float* weight, std::int64_t out, std::int64_t i
     w.scales[n] = quantize(wn, in, range.max_abs, row.data());
     if (bias != nullptr) w.bias[n] = bias[n];
     std::int32_t sum = 0;
-    // Column c of panel p: four bytes per group, 64 bytes apart (no division per value: with one,
-    // loading the reference model's int8 form took about 0.14 s longer than its float32 form).
-    std::int8_t* column = data + ((n / kPanel) * w.groups * kPanel + n % kPanel) * kGroup;
+    // Four bytes per group, 64 bytes apart (no division per value: with one, loading the reference
+    // model's int8 form took about 0.14 s longer than its float32 form).
+    std::int8_t* column = data + column_start(n, w.groups);
     for (std::int64_t k = 0; k < in; ++k) sum += row[k];
     for (std::int64_t g = 0, k = 0; g < w.groups; ++g, column += kPanel * kGroup) {
       for (std::int64_t i = 0; i < kGroup && k < in; ++i, ++k) column[i] = row[k];
@@ -96,16 +102,14 @@ Int8Weight select_rows(const Int8Weight& w, const std::int64_t* ids, std::int64_
   Int8Weight s = zero_weight(count, w.in);
   const std::int8_t* from = w.data.data_ptr<std::int8_t>();
   std::int8_t* to = s.data.data_ptr<std::int8_t>();
-  // Column c of panel p starts at ((p * groups) * 16 + c) * 4, and its groups follow 64 bytes apart.
-  const auto column_start = [&](std::int64_t n) { return ((n / kPanel) * w.groups * kPanel + n % kPanel) * kGroup; };
   for (std::int64_t n = 0; n < count; ++n) {
     const std::int64_t m = ids[n];
     if (m < 0 || m >= w.out) {
       throw ConfigError("int8 rows: row " + std::to_string(m) + " is outside the weight's " + std::to_string(w.out) +
                         " rows");
     }
-    const std::int8_t* source = from + column_start(m);
-    std::int8_t* target = to + column_start(n);
+    const std::int8_t* source = from + column_start(m, w.groups);
+    std::int8_t* target = to + column_start(n, w.groups);
     for (std::int64_t g = 0; g < w.groups; ++g) {
       std::memcpy(target + g * kPanel * kGroup, source + g * kPanel * kGroup, kGroup);
     }

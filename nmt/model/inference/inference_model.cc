@@ -101,7 +101,7 @@ BestStep InferenceModel::best_step(const DecoderState& state, const at::Tensor& 
                                    const at::Tensor& offset) const {
   InferenceStep decoded = decode(state, previous_tokens);
   at::Tensor logits = output_(decoded.readout);
-  BestStep out{at::Tensor(), {}, {}, decoded.attention, std::move(decoded.state)};
+  BestStep out{at::Tensor(), {}, {}, std::move(decoded.attention), std::move(decoded.state)};
   if (best_of_log_softmax_applies(logits)) {  // the row's log-softmax is not written out
     BestOfRows best = best_of_log_softmax(logits, offset);
     out.ids = std::move(best.ids);
