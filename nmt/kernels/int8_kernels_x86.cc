@@ -35,7 +35,6 @@ namespace nmt::int8 {
 #if defined(NMT_INT8_X86)
 namespace {
 
-constexpr std::int64_t kChunkRows = 192;  // rows per pass over the panels, so that their bytes stay in L2
 constexpr std::int64_t kPanelBytes = kPanel * kGroup;  // one group of a panel: 64 bytes
 
 inline std::int32_t four_bytes(const void* p) {

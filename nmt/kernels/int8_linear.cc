@@ -187,23 +187,30 @@ const char* name_of(Kernel kernel) {
   return "portable";
 }
 
-// y [rows, out] = the int8 product of x [rows, in] (float, contiguous) with the kernel.
+// y [rows, out] = the int8 product of x [rows, in] (float, contiguous) with the kernel, kChunkRows
+// rows at a time (a row's quantization and sums are its own: the chunks change no bit).
 void run(const float* x, std::int64_t rows, const Int8Weight& w, Kernel kernel, float* y) {
-  // One buffer per calling thread, grown to the largest input and reused: fresh vectors at every
-  // product (several a decoder step) cost each worker's allocator arena tens of MiB of peak memory.
-  thread_local Int8Rows q;
-  if (kernel == Kernel::portable) {
-    quantize_rows(x, rows, w.in, /*with_unsigned=*/false, q);
-  } else {
-    quantize_rows_avx2(x, rows, w.in, kernel == Kernel::vnni, q);
-  }
-  // Threads (if any) take panels: every output is the same exact sum, whoever computes it.
+  // Threads (if any) take panels, and each quantizes the rows it multiplies (a pass over rows x in
+  // values against the product's rows x in x out / threads): every output is the same exact sum,
+  // whoever computes it, and a chunk costs no join.
   at::parallel_for(0, w.panels, /*grain_size=*/16, [&](std::int64_t first, std::int64_t last) {
-    switch (kernel) {
-      case Kernel::vnni: multiply_vnni(q, w, first, last, y); break;
-      case Kernel::avx512bw: multiply_avx512bw(q, w, first, last, y); break;
-      case Kernel::avx2: multiply_avx2(q, w, first, last, y); break;
-      case Kernel::portable: multiply_portable(q, w, first, last, y); break;
+    // One buffer per thread, reused: fresh vectors at every product (several a decoder step) cost
+    // each worker's allocator arena tens of MiB of peak memory.
+    thread_local Int8Rows q;
+    for (std::int64_t chunk = 0; chunk < rows; chunk += kChunkRows) {
+      const std::int64_t count = std::min(kChunkRows, rows - chunk);
+      if (kernel == Kernel::portable) {
+        quantize_rows(x + chunk * w.in, count, w.in, /*with_unsigned=*/false, q);
+      } else {
+        quantize_rows_avx2(x + chunk * w.in, count, w.in, kernel == Kernel::vnni, q);
+      }
+      float* const y_chunk = y + chunk * w.out;
+      switch (kernel) {
+        case Kernel::vnni: multiply_vnni(q, w, first, last, y_chunk); break;
+        case Kernel::avx512bw: multiply_avx512bw(q, w, first, last, y_chunk); break;
+        case Kernel::avx2: multiply_avx2(q, w, first, last, y_chunk); break;
+        case Kernel::portable: multiply_portable(q, w, first, last, y_chunk); break;
+      }
     }
   });
 }

@@ -26,6 +26,11 @@ constexpr std::int64_t kGroup = 4;   // k values per 32-bit lane (vpmaddubsw + v
 // |qx qw| <= 127 * 127, and VNNI's shifted sums reach 255 * 127 * in: int32 holds them for in up
 // to 66,000; the limit leaves room.
 constexpr std::int64_t kMaxDepth = 65536;
+// Rows quantized and multiplied at a time (the products' callers and the kernels' passes over the
+// panels): their bytes stay in L2 while every panel meets them, and the quantized rows' buffer is
+// bounded by it rather than by the largest input (an encoder's 32,000 source pieces were 32 MiB,
+// twice that with VNNI's unsigned copy, kept by each worker).
+constexpr std::int64_t kChunkRows = 192;
 
 /// W [out, in] quantized per output row and packed: for panel p, group g and column c of the
 /// panel, data[((p * groups + g) * 16 + c) * 4 + i] = qw[16 p + c, 4 g + i], zero past out and in.

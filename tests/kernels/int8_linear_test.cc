@@ -185,7 +185,8 @@ TEST(Int8Linear, ARowGetsTheSameBitsAloneAndAnywhereInAnyBatch) {
 TEST(Int8Linear, ThreadsTakePanelsAndChangeNoBit) {
   c10::NoGradGuard no_grad;
   at::manual_seed(27);
-  const at::Tensor x = at::randn({37, 256}), w = at::randn({1000, 256}), b = at::randn({1000});
+  // Three chunks of rows (192, 192, 17), each quantized by every thread for its own panels.
+  const at::Tensor x = at::randn({401, 256}), w = at::randn({1000, 256}), b = at::randn({1000});
   const int threads = at::get_num_threads();
   at::set_num_threads(1);
   const at::Tensor one = int8_linear(x, w, b, int8_kernel());
