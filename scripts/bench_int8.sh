@@ -6,15 +6,21 @@
 # With --groups, one run per group of products in int8 (output, decoder, attention, encoder, all):
 # what each costs in BLEU and buys in speed.
 #
+# glibc's peak resident size moves by tens of MiB either way with where its heap happens to place
+# a batch's blocks (docs/benchmarks.md, "Peak memory and the allocator"); --memory-preload LIB adds
+# one untimed run of each configuration with LD_PRELOAD=LIB (e.g. jemalloc, which does not keep
+# freed pages resident) and a column of its peaks: the memory the program itself needs.
+#
 # Usage: scripts/bench_int8.sh --model PT [--source FILE] [--reference FILE] [--rounds N]
-#                              [--shortlist FILE] [--groups "output decoder ..."] [--out DIR] [--build DIR]
+#                              [--shortlist FILE] [--groups "output decoder ..."] [--workers N]
+#                              [--memory-preload LIB] [--out DIR] [--build DIR]
 #   defaults: data/bible/test.es, data/bible/test.en, 3 rounds, no shortlist, no per-group runs,
-#   a temporary directory (kept with --out), build/
+#   nmt-translate's workers, no preloaded run, a temporary directory (kept with --out), build/
 # Prints one line per run and a summary table (medians of the rounds); run it on an idle machine.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 model="" source=$root/data/bible/test.es reference=$root/data/bible/test.en rounds=3 shortlist="" groups=""
-out="" build=$root/build
+out="" build=$root/build workers=-1 preload=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --model) model=$(realpath -m "$2"); shift 2 ;;
@@ -23,6 +29,8 @@ while [[ $# -gt 0 ]]; do
     --rounds) rounds=$2; shift 2 ;;
     --shortlist) shortlist=$(realpath -m "$2"); shift 2 ;;
     --groups) groups=$2; shift 2 ;;
+    --workers) workers=$2; shift 2 ;;
+    --memory-preload) preload=$(realpath -m "$2"); shift 2 ;;
     --out) out=$(realpath -m "$2"); shift 2 ;;
     --build) build=$(realpath -m "$2"); shift 2 ;;
     -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
@@ -33,6 +41,8 @@ fail() { echo "bench_int8.sh: $*" >&2; exit 1; }
 [[ -n $model ]] || fail "give --model PT (see --help)"
 for f in "$model" "$source" "$reference" ${shortlist:+"$shortlist"}; do [[ -f $f ]] || fail "missing $f"; done
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || fail "--rounds must be a positive number, got '$rounds'"
+[[ $workers =~ ^(-1|[1-9][0-9]*)$ ]] || fail "--workers must be a positive number, got '$workers'"
+[[ -z $preload || -f $preload ]] || fail "--memory-preload: no such library $preload"
 bench=$build/bench/bench_translate score=$build/apps/nmt-score
 [[ -x $bench && -x $score ]] || fail "missing $bench or $score: build first (cmake --build build)"
 if [[ -z $out ]]; then
@@ -42,20 +52,34 @@ else
   mkdir -p "$out"
 fi
 
-# run NAME BEAM INT8 [SHORTLIST]: one timed pass; appends "NAME sent/s MiB" to $out/runs.txt and
-# keeps the first round's translations as $out/NAME.txt.
-run() {
-  local name=$1 beam=$2 int8=$3 list=${4:-} log
+# translate NAME BEAM INT8 SHORTLIST [PRELOAD]: bench_translate's log of one pass (translations in
+# $out/NAME.new).
+translate() {
+  local name=$1 beam=$2 int8=$3 list=$4 with=${5:-}
   local extra=()
   [[ -n $list ]] && extra=(--shortlist "$list")
-  log=$("$bench" "$model" "$source" --beam "$beam" --int8 "$int8" --output "$out/$name.new" "${extra[@]}") ||
-    fail "bench_translate failed ($name)"
+  LD_PRELOAD=$with "$bench" "$model" "$source" --beam "$beam" --int8 "$int8" --workers "$workers" \
+    --output "$out/$name.new" "${extra[@]}" || fail "bench_translate failed ($name${with:+ with $with})"
+}
+peak_of() { sed -n 's/^peak resident memory \([0-9.]*\) MiB/\1/p' <<<"$1"; }
+
+# run NAME BEAM INT8 [SHORTLIST]: one timed pass; appends "NAME sent/s MiB" to $out/runs.txt and
+# keeps the first round's translations as $out/NAME.txt. With --memory-preload, the first round
+# also appends "NAME MiB" of a run with the library to $out/preloaded.txt.
+run() {
+  local name=$1 beam=$2 int8=$3 list=${4:-} log
+  log=$(translate "$name" "$beam" "$int8" "$list")
   [[ -f $out/$name.txt ]] || mv "$out/$name.new" "$out/$name.txt"
   rm -f "$out/$name.new"
   local speed memory
   speed=$(sed -n 's/.*: \([0-9.]*\) sentences\/s.*/\1/p' <<<"$log")
-  memory=$(sed -n 's/^peak resident memory \([0-9.]*\) MiB/\1/p' <<<"$log")
+  memory=$(peak_of "$log")
   echo "$name $speed $memory" | tee -a "$out/runs.txt"
+  if [[ -n $preload ]] && ! grep -q "^$name " "$out/preloaded.txt" 2>/dev/null; then
+    log=$(translate "$name" "$beam" "$int8" "$list" "$preload")
+    rm -f "$out/$name.new"
+    echo "$name $(peak_of "$log")" | tee -a "$out/preloaded.txt"
+  fi
 }
 
 configs=("greedy 1" "beam5 5")
@@ -78,15 +102,21 @@ done
 python3 - "$out" "$score" "$reference" <<'PY'
 import json, statistics, subprocess, sys
 out, score, reference = sys.argv[1:]
-runs = {}
+runs, preloaded = {}, {}
 for line in open(f"{out}/runs.txt"):
     name, speed, memory = line.split()
     runs.setdefault(name, []).append((float(speed), float(memory)))
-print(f"{'run':34} {'rounds':>6} {'sent/s median':>13} {'(range)':>17} {'peak MiB':>9} {'BLEU':>6} {'chrF2':>6}")
+try:
+    preloaded = {name: float(mib) for name, mib in (line.split() for line in open(f"{out}/preloaded.txt"))}
+except FileNotFoundError:
+    pass
+print(f"{'run':34} {'rounds':>6} {'sent/s median':>13} {'(range)':>17} {'peak MiB':>9} {'BLEU':>6} {'chrF2':>6}"
+      + (f" {'peak MiB, preloaded':>19}" if preloaded else ""))
 for name, values in runs.items():
     speeds = [s for s, _ in values]
     result = json.loads(subprocess.run([score, reference, "-i", f"{out}/{name}.txt", "--json"], check=True,
                                        capture_output=True, text=True).stdout)
     print(f"{name:34} {len(values):6} {statistics.median(speeds):13.1f} {f'({min(speeds):.1f}-{max(speeds):.1f})':>17} "
-          f"{max(m for _, m in values):9.1f} {result['bleu']['score']:6.2f} {result['chrf']['score']:6.2f}")
+          f"{max(m for _, m in values):9.1f} {result['bleu']['score']:6.2f} {result['chrf']['score']:6.2f}"
+          + (f" {preloaded[name]:19.1f}" if preloaded else ""))
 PY
