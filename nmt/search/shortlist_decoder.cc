@@ -136,4 +136,21 @@ StepOutput ShortlistDecoder::step(const DecoderState& state, const at::Tensor& p
           std::make_shared<ShortlistState>(std::move(out.state), s.lists(), s.sentence())};
 }
 
+BestStep ShortlistDecoder::best_step(const DecoderState& state, const at::Tensor& previous_tokens,
+                                    const at::Tensor& offset) const {
+  const ShortlistState& s = as_shortlist_state(state);
+  StepLogits out = model_->step_logits(s.inner(), previous_tokens, *s.lists()->subset);
+  BestStep best{at::Tensor(), {}, {}, std::move(out.attention),
+                std::make_shared<ShortlistState>(std::move(out.state), s.lists(), s.sentence())};
+  if (best_of_log_softmax_applies(out.logits)) {
+    BestOfRows rows = best_of_log_softmax_subsets(out.logits, s.row_columns(), s.lists()->subset->pieces(),
+                                                  target_vocab_size(), offset);
+    best.ids = std::move(rows.ids);
+    best.scores = std::move(rows.scores);
+  } else {
+    best.log_probs = spread(s, out.logits, target_vocab_size());
+  }
+  return best;
+}
+
 }  // namespace nmt

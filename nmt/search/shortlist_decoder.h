@@ -25,6 +25,10 @@ class ShortlistDecoder final : public IncrementalDecoder {
   DecoderStatePtr encode(const at::Tensor& source, const at::Tensor& source_lengths) const override;
   /// log_probs [batch, V]: each row normalised over its sentence's list, -inf elsewhere.
   StepOutput step(const DecoderState& state, const at::Tensor& previous_tokens) const override;
+  /// Greedy's step: on the CPU each row's best piece from its own list's logits
+  /// (best_of_log_softmax_subsets: no [batch, V] row written or scanned); elsewhere step()'s.
+  BestStep best_step(const DecoderState& state, const at::Tensor& previous_tokens,
+                     const at::Tensor& offset) const override;
   std::int64_t target_vocab_size() const override { return model_->target_vocab_size(); }
   bool has_attention() const override { return model_->has_attention(); }
 

@@ -314,6 +314,47 @@ TEST(ShortlistDecoder, ASentenceGetsTheSameResultInAnyBatch) {
   }
 }
 
+// The shortlist behind the step interface alone: greedy search ranks its written rows.
+class ListedStepsOnly final : public IncrementalDecoder {
+ public:
+  explicit ListedStepsOnly(const ShortlistDecoder& model) : model_(model) {}
+  DecoderStatePtr encode(const at::Tensor& source, const at::Tensor& lengths) const override {
+    return model_.encode(source, lengths);
+  }
+  StepOutput step(const DecoderState& state, const at::Tensor& previous) const override {
+    return model_.step(state, previous);
+  }
+  std::int64_t target_vocab_size() const override { return model_.target_vocab_size(); }
+
+ private:
+  const ShortlistDecoder& model_;
+};
+
+// Greedy search with the shortlist choosing each row's piece from its list's logits
+// (best_of_log_softmax_subsets) gives what ranking the written [rows, V] log-probabilities gives:
+// the same pieces, score bits and attention, float32 and int8, batched and reordered.
+TEST(ShortlistDecoder, GreedyChoosesFromTheListsLogitsAsFromTheWrittenRows) {
+  for (const Precision precision : {Precision::float32, Precision::int8}) {
+    const std::shared_ptr<const InferenceModel> model =
+        trained().model->for_inference(c10::Device(c10::kCPU), InferencePrecision::of(precision));
+    const ShortlistDecoder shortlisted(model, small_lists());
+    const auto [source, lengths] = source_tensors(trained().sentences, all_sentences());
+    const at::Tensor rows = at::tensor({3L, 0L, 3L, 7L});
+    const BestStep chosen = shortlisted.best_step(*shortlisted.encode(source, lengths)->select(rows),
+                                                  at::full({4}, SpecialIds::kBos, at::kLong), at::zeros({4}));
+    ASSERT_EQ(chosen.ids.size(), 4U) << "the shortlist chose on the CPU";
+    EXPECT_FALSE(chosen.log_probs.defined());
+    SearchOptions options = options_for(1);
+    options.keep_attention = true;
+    const auto fast = search(shortlisted, {all_sentences()}, options);
+    const auto plain = search(ListedStepsOnly(shortlisted), {all_sentences()}, options);
+    expect_same(fast, plain);
+    for (std::size_t i = 0; i < fast.size(); ++i) {
+      EXPECT_TRUE(at::equal(fast[i][0].attention, plain[i][0].attention)) << name_of(precision) << ", sentence " << i;
+    }
+  }
+}
+
 // A model whose logits come in bfloat16: the shortlist then takes tensor operations (what CUDA
 // and autograd take) instead of the CPU kernel; the same pieces, the same distributions up to
 // bfloat16's precision.
