@@ -101,6 +101,10 @@ BestOfRows best_of_log_softmax(const at::Tensor& logits, const at::Tensor& offse
 /// invariance) and a subset of every piece gives log_softmax_last's bits.
 at::Tensor scatter_subsets(const at::Tensor& logits, const std::vector<const std::vector<std::int64_t>*>& columns,
                            const at::Tensor& pieces, std::int64_t vocab);
+/// The values scatter_subsets writes, without its [R, vocab] rows: row r's logits at columns[r],
+/// normalised over them by the same code, row after row ([sum of the lists' sizes]).
+std::vector<float> log_softmax_of_lists(const at::Tensor& logits,
+                                        const std::vector<const std::vector<std::int64_t>*>& columns);
 /// Greedy search's choice from a shortlist's logits (the arguments of scatter_subsets, and offset
 /// [R] float): for each row, what best_of_log_softmax gives for scatter_subsets' row, without
 /// writing the [R, vocab] rows: the row's own columns gathered, normalised and scanned (their

@@ -111,6 +111,27 @@ BestOfRows best_of_log_softmax_subsets(const at::Tensor& logits,
   return best;
 }
 
+std::vector<float> log_softmax_of_lists(const at::Tensor& logits,
+                                        const std::vector<const std::vector<std::int64_t>*>& columns) {
+  TORCH_CHECK(best_of_log_softmax_applies(logits) && static_cast<std::int64_t>(columns.size()) == logits.size(0),
+              "log_softmax_of_lists: float logits [R, K] on the CPU and R column lists");
+  const std::int64_t k = logits.size(1);
+  const at::Tensor x = logits.contiguous();
+  const float* in = x.data_ptr<float>();
+  std::vector<std::size_t> start(columns.size() + 1, 0);
+  for (std::size_t r = 0; r < columns.size(); ++r) start[r + 1] = start[r] + columns[r]->size();
+  std::vector<float> values(start.back());
+  at::parallel_for(0, logits.size(0), 1, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t r = begin; r < end; ++r) {
+      const std::vector<std::int64_t>& cols = *columns[static_cast<std::size_t>(r)];
+      float* row = values.data() + start[static_cast<std::size_t>(r)];
+      for (std::size_t c = 0; c < cols.size(); ++c) row[c] = in[r * k + cols[c]];
+      if (!cols.empty()) log_softmax_sentence(row, static_cast<std::int64_t>(cols.size()));
+    }
+  });
+  return values;
+}
+
 at::Tensor scatter_subsets(const at::Tensor& logits, const std::vector<const std::vector<std::int64_t>*>& columns,
                            const at::Tensor& pieces, std::int64_t vocab) {
   TORCH_CHECK(logits.dim() == 2 && pieces.dim() == 1 && logits.size(1) == pieces.size(0) &&

@@ -23,4 +23,12 @@ BestStep IncrementalDecoder::best_step(const DecoderState& state, const at::Tens
   return {std::move(out.log_probs), {}, {}, std::move(out.attention), std::move(out.state)};
 }
 
+RankedStep IncrementalDecoder::ranked_step(const DecoderState& state, const at::Tensor& previous_tokens,
+                                           const at::Tensor& /*offset*/,
+                                           const std::vector<std::int64_t>& /*group_sizes*/,
+                                           std::int64_t /*count*/) const {
+  StepOutput out = step(state, previous_tokens);
+  return {std::move(out.log_probs), {}, std::move(out.attention), std::move(out.state)};
+}
+
 }  // namespace nmt

@@ -50,6 +50,18 @@ struct BestStep {
   DecoderStatePtr state;
 };
 
+/// A beam step's ranking: for each group of adjacent rows (a sentence's live hypotheses), its best
+/// min(count, rows x V) candidates (offset[row] + log p(piece) in float, flat index row_in_group x V
+/// + piece), best first, equal values in index order, NaN never ranking: what top_of_rows gives over
+/// step()'s log-probabilities (nmt/search/top_candidates.h), when the model could rank without
+/// writing them (`ranked`, one list per group); else log_probs as step() gives them (`ranked` empty).
+struct RankedStep {
+  at::Tensor log_probs;                                           // [batch, target_vocab] or undefined
+  std::vector<std::vector<std::pair<float, std::int64_t>>> ranked;  // [group] best first
+  at::Tensor attention;                                           // as StepOutput's
+  DecoderStatePtr state;
+};
+
 /// A model's output layer restricted to some target pieces (a lexical shortlist's), made once for
 /// the steps of a batch: pieces [K] int64, increasing, on the model's device. A model may derive
 /// from it to keep what it prepared (InferenceModel: the rows of W_out and b_out, packed).
@@ -83,6 +95,12 @@ class IncrementalDecoder {
   /// log-probabilities would give (nmt/search/greedy_search.cc). The default returns step()'s.
   virtual BestStep best_step(const DecoderState& state, const at::Tensor& previous_tokens,
                              const at::Tensor& offset) const;
+  /// step() for beam search, offset [batch] float (each row's score so far), group_sizes the rows of
+  /// each group in order (their sum is the batch): a model may rank each group's candidates itself,
+  /// exactly as ranking step()'s log-probabilities would (RankedStep). The default returns step()'s.
+  virtual RankedStep ranked_step(const DecoderState& state, const at::Tensor& previous_tokens,
+                                 const at::Tensor& offset, const std::vector<std::int64_t>& group_sizes,
+                                 std::int64_t count) const;
   virtual std::int64_t target_vocab_size() const = 0;
   /// False for a model without attention (steps give no weights to keep, align or cover with).
   virtual bool has_attention() const { return true; }

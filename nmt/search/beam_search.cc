@@ -57,6 +57,8 @@ class BeamSearch {
   std::vector<std::vector<Hypothesis>> run(const at::Tensor& source, const at::Tensor& lengths);
 
  private:
+  RankedStep step_and_rank(const DecoderState& state, const at::Tensor& previous, const at::Tensor& log_prob,
+                           std::int64_t t) const;
   std::vector<Ranked> top_candidates(const at::Tensor& candidates) const;
   std::vector<Ranked> top_candidates_of_sums(const at::Tensor& log_probs, const at::Tensor& log_prob) const;
   std::vector<Extension> walk(std::size_t sentence, const Ranked& ranked, std::int64_t offset, std::int64_t step,
@@ -126,6 +128,36 @@ std::vector<Ranked> BeamSearch::top_candidates(const at::Tensor& candidates) con
     }
   }
   return ranked;
+}
+
+// One step and its ranked candidates, one list per active sentence. Without a constraint at this
+// step the model may rank them itself (a shortlist over its lists: ranked_step); else, or where it
+// does not, they are ranked here from its log-probabilities.
+RankedStep BeamSearch::step_and_rank(const DecoderState& state, const at::Tensor& previous,
+                                     const at::Tensor& log_prob, std::int64_t t) const {
+  const bool constrained = constraints_apply(t, options_);
+  RankedStep out;
+  if (constrained) {
+    StepOutput step = model_.step(state, previous);
+    out = {std::move(step.log_probs), {}, std::move(step.attention), std::move(step.state)};
+  } else {
+    std::vector<std::int64_t> groups;
+    for (const std::size_t a : active_) groups.push_back(static_cast<std::int64_t>(sentences_[a].live.size()));
+    out = model_.ranked_step(state, previous, log_prob, groups, 2 * options_.beam_size);
+    if (!out.ranked.empty()) return out;
+  }
+  if (constrained || !out.log_probs.is_cpu() || out.log_probs.scalar_type() != at::kFloat) {
+    at::Tensor candidates = (log_prob.unsqueeze(1) + out.log_probs.to(at::kFloat)).contiguous();  // [rows, V]
+    std::vector<const std::vector<int>*> histories;
+    for (const std::size_t a : active_) {
+      for (const auto& tokens : sentences_[a].live) histories.push_back(&tokens);
+    }
+    apply_constraints(candidates, histories, t, options_);
+    out.ranked = top_candidates(candidates);
+  } else {
+    out.ranked = top_candidates_of_sums(out.log_probs.contiguous(), log_prob.contiguous());  // the same, fused
+  }
+  return out;
 }
 
 // top_candidates of r + log p without the [rows, V] sum (CPU, float, no constraint at this step):
@@ -257,19 +289,8 @@ std::vector<std::vector<Hypothesis>> BeamSearch::run(const at::Tensor& source, c
   at::Tensor coverage;  // C [rows, src_len], only for the coverage penalty; sized by the first attention
 
   for (std::int64_t t = 0; !active_.empty(); ++t) {
-    StepOutput out = model_.step(*state, previous);
-    std::vector<Ranked> ranked;
-    if (constraints_apply(t, options_) || !out.log_probs.is_cpu() || out.log_probs.scalar_type() != at::kFloat) {
-      at::Tensor candidates = (log_prob.unsqueeze(1) + out.log_probs.to(at::kFloat)).contiguous();  // [rows, V]
-      std::vector<const std::vector<int>*> histories;
-      for (const std::size_t a : active_) {
-        for (const auto& tokens : sentences_[a].live) histories.push_back(&tokens);
-      }
-      apply_constraints(candidates, histories, t, options_);
-      ranked = top_candidates(candidates);
-    } else {
-      ranked = top_candidates_of_sums(out.log_probs.contiguous(), log_prob.contiguous());  // the same, fused
-    }
+    RankedStep out = step_and_rank(*state, previous, log_prob, t);
+    const std::vector<Ranked>& ranked = out.ranked;
     if (options_.coverage_beta != 0) {  // C after this step (a model may pad src_len: take its width)
       coverage = coverage.defined() ? coverage + out.attention.to(at::kFloat) : out.attention.to(at::kFloat).clone();
     }

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <utility>
 #include <vector>
 
 #include "nmt/core/error.h"
 #include "nmt/kernels/kernels.h"
+#include "nmt/search/top_candidates.h"
 
 namespace nmt {
 namespace {
@@ -151,6 +153,52 @@ BestStep ShortlistDecoder::best_step(const DecoderState& state, const at::Tensor
     best.log_probs = spread(s, out.logits, target_vocab_size());
   }
   return best;
+}
+
+RankedStep ShortlistDecoder::ranked_step(const DecoderState& state, const at::Tensor& previous_tokens,
+                                         const at::Tensor& offset, const std::vector<std::int64_t>& group_sizes,
+                                         std::int64_t count) const {
+  const ShortlistState& s = as_shortlist_state(state);
+  StepLogits out = model_->step_logits(s.inner(), previous_tokens, *s.lists()->subset);
+  RankedStep result{at::Tensor(), {}, std::move(out.attention),
+                    std::make_shared<ShortlistState>(std::move(out.state), s.lists(), s.sentence())};
+  const std::int64_t vocab = target_vocab_size();
+  if (!best_of_log_softmax_applies(out.logits)) {
+    result.log_probs = spread(s, out.logits, vocab);
+    return result;
+  }
+  const std::vector<const std::vector<std::int64_t>*> columns = s.row_columns();
+  TORCH_CHECK(std::accumulate(group_sizes.begin(), group_sizes.end(), std::int64_t{0}) ==
+                  static_cast<std::int64_t>(columns.size()) && offset.numel() == static_cast<std::int64_t>(columns.size()),
+              "ShortlistDecoder::ranked_step: the groups and offsets must cover the batch's rows");
+  const std::vector<float> values = log_softmax_of_lists(out.logits, columns);
+  const at::Tensor pieces = s.lists()->subset->pieces().to(at::kCPU).to(at::kLong).contiguous();
+  const at::Tensor r = offset.to(at::kCPU, at::kFloat).contiguous();
+  std::vector<ListedRow> rows;
+  std::size_t row = 0, value = 0;
+  for (const std::int64_t size : group_sizes) {
+    rows.clear();
+    for (std::int64_t i = 0; i < size; ++i, ++row) {
+      rows.push_back({values.data() + value, columns[row]});
+      value += columns[row]->size();
+    }
+    const std::size_t first = row - static_cast<std::size_t>(size);
+    const float* group_offset = r.data_ptr<float>() + first;
+    const std::int64_t wanted = std::min(count, size * vocab);
+    Ranked& ranked = result.ranked.emplace_back();
+    if (top_of_listed_rows(rows, pieces.data_ptr<std::int64_t>(), group_offset, vocab, wanted, ranked)) continue;
+    // The -inf off the lists can rank here: the group's rows written out, ranked as step()'s would be.
+    std::vector<float> written(static_cast<std::size_t>(size * vocab), -std::numeric_limits<float>::infinity());
+    for (std::int64_t i = 0; i < size; ++i) {
+      const ListedRow& listed = rows[static_cast<std::size_t>(i)];
+      for (std::size_t c = 0; c < listed.positions->size(); ++c) {
+        written[static_cast<std::size_t>(i * vocab + pieces.data_ptr<std::int64_t>()[(*listed.positions)[c]])] =
+            listed.values[c];
+      }
+    }
+    ranked = top_of_rows(written.data(), group_offset, size, vocab, wanted);
+  }
+  return result;
 }
 
 }  // namespace nmt

@@ -29,6 +29,11 @@ class ShortlistDecoder final : public IncrementalDecoder {
   /// (best_of_log_softmax_subsets: no [batch, V] row written or scanned); elsewhere step()'s.
   BestStep best_step(const DecoderState& state, const at::Tensor& previous_tokens,
                      const at::Tensor& offset) const override;
+  /// Beam search's step: on the CPU each sentence's candidates ranked from its rows' lists
+  /// (top_of_listed_rows; its rows written out only where -inf off the lists could rank);
+  /// elsewhere step()'s.
+  RankedStep ranked_step(const DecoderState& state, const at::Tensor& previous_tokens, const at::Tensor& offset,
+                         const std::vector<std::int64_t>& group_sizes, std::int64_t count) const override;
   std::int64_t target_vocab_size() const override { return model_->target_vocab_size(); }
   bool has_attention() const override { return model_->has_attention(); }
 

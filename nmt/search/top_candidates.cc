@@ -65,4 +65,30 @@ Ranked top_of_rows(const float* log_probs, const float* offset, std::int64_t row
   return best;
 }
 
+bool top_of_listed_rows(const std::vector<ListedRow>& rows, const std::int64_t* piece, const float* offset,
+                        std::int64_t vocab, std::int64_t count, Ranked& best) {
+  best.clear();
+  best.reserve(static_cast<std::size_t>(count) + 1);
+  const auto before = [](const std::pair<float, std::int64_t>& a, const std::pair<float, std::int64_t>& b) {
+    return a.first > b.first || (a.first == b.first && a.second < b.second);
+  };
+  float worst = 0;
+  for (std::size_t row = 0; row < rows.size(); ++row) {
+    const std::vector<std::int64_t>& positions = *rows[row].positions;
+    const float r = offset[row];
+    for (std::size_t c = 0; c < positions.size(); ++c) {  // increasing pieces: index order
+      const float v = r + rows[row].values[c];
+      const bool full = static_cast<std::int64_t>(best.size()) == count;
+      if (full ? !(v > worst) : v != v) continue;
+      const std::pair<float, std::int64_t> candidate{v, static_cast<std::int64_t>(row) * vocab + piece[positions[c]]};
+      best.insert(std::upper_bound(best.begin(), best.end(), candidate, before), candidate);
+      if (static_cast<std::int64_t>(best.size()) > count) best.pop_back();
+      worst = best.back().first;
+    }
+  }
+  // Every candidate off the lists is r + (-inf): -inf or NaN. They cannot enter a full list whose
+  // worst value is above -inf; anywhere else they could (ahead of a listed -inf by index).
+  return static_cast<std::int64_t>(best.size()) == count && best.back().first > kNegInf;
+}
+
 }  // namespace nmt

@@ -17,4 +17,18 @@ using Ranked = std::vector<std::pair<float, std::int64_t>>;
 Ranked top_of_rows(const float* log_probs, const float* offset, std::int64_t rows, std::int64_t vocab,
                    std::int64_t count);
 
+/// One row of a shortlist's step as ranked: its log-probabilities at its list's pieces (which
+/// increase with the positions), -inf at every other piece.
+struct ListedRow {
+  const float* values;                         // [positions->size()]
+  const std::vector<std::int64_t>* positions;  // increasing positions in `piece` (the batch's pieces)
+};
+
+/// top_of_rows over the rows as written ([rows, vocab], -inf off the lists) without writing them:
+/// the lists' candidates alone, when they decide it: `count` of them rank above -inf. Otherwise
+/// (short lists, or values of -inf or NaN) the -inf off the lists could enter, and it returns false
+/// (`best` unspecified).
+bool top_of_listed_rows(const std::vector<ListedRow>& rows, const std::int64_t* piece, const float* offset,
+                        std::int64_t vocab, std::int64_t count, Ranked& best);
+
 }  // namespace nmt

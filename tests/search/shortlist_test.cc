@@ -19,6 +19,7 @@
 #include "nmt/search/greedy_search.h"
 #include "nmt/search/lexical_shortlist.h"
 #include "nmt/search/shortlist_decoder.h"
+#include "nmt/search/top_candidates.h"
 #include "nmt/translate/shortlist_builder.h"
 #include "tests/model/model_test_util.h"
 #include "tests/test_util.h"
@@ -351,6 +352,56 @@ TEST(ShortlistDecoder, GreedyChoosesFromTheListsLogitsAsFromTheWrittenRows) {
     expect_same(fast, plain);
     for (std::size_t i = 0; i < fast.size(); ++i) {
       EXPECT_TRUE(at::equal(fast[i][0].attention, plain[i][0].attention)) << name_of(precision) << ", sentence " << i;
+    }
+  }
+}
+
+// Beam search with the shortlist ranking each sentence's candidates from its rows' lists
+// (ranked_step) gives what ranking the written rows gives: lists long enough to decide, lists
+// shorter than the 2k candidates a sentence ranks (its rows then written out), and every piece.
+TEST(ShortlistDecoder, BeamRanksTheListsAsTheWrittenRows) {
+  at::manual_seed(6);
+  const at::Tensor one_each = at::randint(SpecialIds::kEos + 1, kTargetVocab, {kSourceVocab, 1}, at::kInt);
+  const std::vector<std::shared_ptr<const LexicalShortlist>> lists = {
+      small_lists(), std::make_shared<const LexicalShortlist>(make_shortlist(one_each, {})), whole_vocabulary()};
+  for (const Precision precision : {Precision::float32, Precision::int8}) {
+    const std::shared_ptr<const InferenceModel> model =
+        trained().model->for_inference(c10::Device(c10::kCPU), InferencePrecision::of(precision));
+    for (std::size_t l = 0; l < lists.size(); ++l) {
+      const ShortlistDecoder shortlisted(model, lists[l]);
+      const auto [source, lengths] = source_tensors(trained().sentences, all_sentences());
+      // One step's rankings against top_of_rows over its written rows: rows of sentences 3, 0, 3, 7
+      // in groups of 1, 2 and 1, as beam search holds them (sentence 0 has one source piece: with
+      // one piece per source piece its list is shorter than the candidates asked for).
+      const at::Tensor rows = at::tensor({3L, 0L, 3L, 7L});
+      const DecoderStatePtr state = shortlisted.encode(source, lengths)->select(rows);
+      const at::Tensor bos = at::full({4}, SpecialIds::kBos, at::kLong), offset = at::tensor({0.0f, -1.0f, -0.5f, 0.0f});
+      const at::Tensor written = shortlisted.step(*state, bos).log_probs.contiguous();
+      for (const std::int64_t count : {1, 6, 40}) {
+        const RankedStep ranked = shortlisted.ranked_step(*state, bos, offset, {1, 2, 1}, count);
+        ASSERT_EQ(ranked.ranked.size(), 3U) << "the shortlist ranked on the CPU";
+        const std::int64_t first_row[] = {0, 1, 3}, group_rows[] = {1, 2, 1};
+        for (std::size_t g = 0; g < 3; ++g) {
+          const std::int64_t wanted = std::min(count, group_rows[g] * kTargetVocab);
+          EXPECT_EQ(ranked.ranked[g], top_of_rows(written.data_ptr<float>() + first_row[g] * kTargetVocab,
+                                                  offset.data_ptr<float>() + first_row[g], group_rows[g], kTargetVocab,
+                                                  wanted))
+              << "lists " << l << ", group " << g << ", count " << count;
+        }
+      }
+      for (const std::int64_t beam : {3, 5}) {
+        SearchOptions options = options_for(beam);
+        options.keep_attention = true;
+        const auto fast = search(shortlisted, {all_sentences()}, options);
+        const auto plain = search(ListedStepsOnly(shortlisted), {all_sentences()}, options);
+        SCOPED_TRACE(std::string(name_of(precision)) + ", lists " + std::to_string(l) + ", beam " + std::to_string(beam));
+        expect_same(fast, plain);
+        for (std::size_t i = 0; i < fast.size(); ++i) {
+          for (std::size_t j = 0; j < fast[i].size() && j < plain[i].size(); ++j) {
+            EXPECT_TRUE(at::equal(fast[i][j].attention, plain[i][j].attention)) << "sentence " << i;
+          }
+        }
+      }
     }
   }
 }

@@ -54,5 +54,61 @@ TEST(TopOfRows, SkipsNaNAndKeepsMinusInfinityLast) {
   EXPECT_TRUE(top_of_rows(values.data(), offset.data(), 1, 1, 1).empty());
 }
 
+// A shortlist's rows ranked from their lists alone equal the written rows ranked whenever it says
+// the lists decide it, and it says so exactly when the top `count` of the written rows lie above
+// -inf: long and short lists, lists of one piece or none, values of -inf and NaN, and offsets.
+TEST(TopOfListedRows, IsTopOfRowsOverTheWrittenRowsWhereTheListsDecide) {
+  std::mt19937 random(11);
+  std::uniform_int_distribution<int> level(0, 30);
+  const std::int64_t vocab = 60;
+  std::vector<std::int64_t> piece;  // the batch's pieces: every other one, so that gaps lie between
+  for (std::int64_t p = 1; p < vocab; p += 2) piece.push_back(p);
+  const auto k = static_cast<std::int64_t>(piece.size());
+  int decided = 0, undecided = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const std::int64_t rows = 1 + trial % 4;
+    std::vector<std::vector<std::int64_t>> positions(static_cast<std::size_t>(rows));
+    std::vector<std::vector<float>> values(static_cast<std::size_t>(rows));
+    std::vector<float> written(static_cast<std::size_t>(rows * vocab), -std::numeric_limits<float>::infinity());
+    std::vector<float> offset(static_cast<std::size_t>(rows));
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const auto at = static_cast<std::size_t>(r);
+      const std::int64_t size = (trial / 4 + r * 3) % 6 == 0 ? 0 : 1 + level(random) % k;  // some empty
+      for (std::int64_t p = 0; p < k; ++p) {
+        if (static_cast<std::int64_t>(positions[at].size()) < size && level(random) % 3 == 0) positions[at].push_back(p);
+      }
+      for (std::size_t c = 0; c < positions[at].size(); ++c) {
+        const int draw = level(random);
+        const float v = draw == 0 ? -std::numeric_limits<float>::infinity()
+                        : draw == 1 ? std::numeric_limits<float>::quiet_NaN()
+                                    : -0.25f * static_cast<float>(draw);  // ties
+        values[at].push_back(v);
+        written[at * static_cast<std::size_t>(vocab) + static_cast<std::size_t>(piece[static_cast<std::size_t>(positions[at][c])])] = v;
+      }
+      offset[at] = trial % 50 == 0 ? -std::numeric_limits<float>::infinity() : -0.5f * static_cast<float>(level(random) % 4);
+    }
+    std::vector<ListedRow> listed;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      listed.push_back({values[static_cast<std::size_t>(r)].data(), &positions[static_cast<std::size_t>(r)]});
+    }
+    for (const std::int64_t count : {std::int64_t{1}, std::int64_t{4}, std::int64_t{10}}) {
+      const Ranked expected = top_of_rows(written.data(), offset.data(), rows, vocab, count);
+      Ranked got;
+      const bool lists_decide = top_of_listed_rows(listed, piece.data(), offset.data(), vocab, count, got);
+      const bool above = static_cast<std::int64_t>(expected.size()) == count &&
+                         expected.back().first > -std::numeric_limits<float>::infinity();
+      EXPECT_EQ(lists_decide, above) << "trial " << trial << ", count " << count;
+      if (lists_decide) {
+        EXPECT_EQ(got, expected) << "trial " << trial << ", count " << count;
+        ++decided;
+      } else {
+        ++undecided;
+      }
+    }
+  }
+  EXPECT_GT(decided, 100);  // both outcomes exercised
+  EXPECT_GT(undecided, 30);
+}
+
 }  // namespace
 }  // namespace nmt
