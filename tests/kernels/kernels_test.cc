@@ -98,20 +98,25 @@ TEST(LogSoftmaxLast, HandlesMinusInfinityNaNAndAutograd) {
   EXPECT_TRUE(tracked.grad().defined());
 }
 
-// Greedy search's choice, by its definition: log_softmax_last, then the first maximum of
-// r + log p in float over the values that are not NaN ((-inf, 0) when all are).
-std::pair<float, std::int64_t> first_best(const at::Tensor& logits_row, float r) {
-  const at::Tensor lp = log_softmax_last(logits_row.unsqueeze(0).clone().contiguous())[0];
-  const float* v = lp.data_ptr<float>();
+// Greedy's choice from a row already written: the first maximum of r + value over the values that
+// are not NaN ((-inf, 0) when all are), as greedy_search.cc ranks step()'s log-probabilities.
+std::pair<float, std::int64_t> first_best_written(const at::Tensor& row, float r) {
+  const at::Tensor values = row.contiguous();
+  const float* v = values.data_ptr<float>();
   std::pair<float, std::int64_t> best{-std::numeric_limits<float>::infinity(), 0};
   bool found = false;
-  for (std::int64_t i = 0; i < lp.size(0); ++i) {
+  for (std::int64_t i = 0; i < values.size(0); ++i) {
     const float s = r + v[i];
     if (s != s) continue;
     if (!found || s > best.first) best = {s, i};
     found = true;
   }
   return best;
+}
+
+// Greedy search's choice, by its definition: log_softmax_last, then that scan.
+std::pair<float, std::int64_t> first_best(const at::Tensor& logits_row, float r) {
+  return first_best_written(log_softmax_last(logits_row.unsqueeze(0).clone().contiguous())[0], r);
 }
 
 void expect_best_is_the_definitions(const at::Tensor& logits, const at::Tensor& offset, const std::string& what) {
@@ -178,22 +183,6 @@ TEST(BestOfLogSoftmax, IsTheFirstMaximumOfTheWrittenLogSoftmax) {
   }
   EXPECT_FALSE(best_of_log_softmax_applies(batch.to(at::kDouble)));
   EXPECT_FALSE(best_of_log_softmax_applies(batch[0]));
-}
-
-// Greedy's choice from a row already written: the first maximum of r + value over the values that
-// are not NaN ((-inf, 0) when all are), as greedy_search.cc ranks step()'s log-probabilities.
-std::pair<float, std::int64_t> first_best_written(const at::Tensor& row, float r) {
-  const at::Tensor values = row.contiguous();
-  const float* v = values.data_ptr<float>();
-  std::pair<float, std::int64_t> best{-std::numeric_limits<float>::infinity(), 0};
-  bool found = false;
-  for (std::int64_t i = 0; i < values.size(0); ++i) {
-    const float s = r + v[i];
-    if (s != s) continue;
-    if (!found || s > best.first) best = {s, i};
-    found = true;
-  }
-  return best;
 }
 
 // A shortlist's greedy step without its [R, V] rows gives what ranking scatter_subsets' rows gives.
