@@ -105,14 +105,6 @@ at::Tensor scatter_subsets(const at::Tensor& logits, const std::vector<const std
 /// normalised over them by the same code, row after row ([sum of the lists' sizes]).
 std::vector<float> log_softmax_of_lists(const at::Tensor& logits,
                                         const std::vector<const std::vector<std::int64_t>*>& columns);
-/// Greedy search's choice from a shortlist's logits (the arguments of scatter_subsets, and offset
-/// [R] float): for each row, what best_of_log_softmax gives for scatter_subsets' row, without
-/// writing the [R, vocab] rows: the row's own columns gathered, normalised and scanned (their
-/// pieces increase with the columns, and every -inf outside the list loses to a larger sum); a row
-/// with no sum above -inf is ranked as written. Float logits where best_of_log_softmax_applies.
-BestOfRows best_of_log_softmax_subsets(const at::Tensor& logits,
-                                       const std::vector<const std::vector<std::int64_t>*>& columns,
-                                       const at::Tensor& pieces, std::int64_t vocab, const at::Tensor& offset);
 
 // Elementwise inference kernels. ATen's vectorised sigmoid (LibTorch 2.6) gives an element other
 // bits in its loop's scalar tail than in its vector body, and whether an element falls in the tail

@@ -48,69 +48,6 @@ BestOfRows best_of_log_softmax(const at::Tensor& logits, const at::Tensor& offse
   return best;
 }
 
-namespace {
-
-// Greedy's choice from a row scattered as scatter_subsets writes it (`lp` at pieces[cols[i]], -inf
-// elsewhere): the first of the vocab positions with the largest r + value that is not NaN, as
-// greedy_search.cc ranks a written row; (-inf, 0) when every sum is NaN. Only for rows with no
-// sum above -inf, where the -inf outside the list can come first.
-void best_of_written_row(const std::vector<float>& lp, const std::vector<std::int64_t>& cols, const std::int64_t* piece,
-                         std::int64_t vocab, float r, float& score, std::int64_t& id) {
-  std::vector<float> row(static_cast<std::size_t>(vocab), -std::numeric_limits<float>::infinity());
-  for (std::size_t i = 0; i < cols.size(); ++i) row[static_cast<std::size_t>(piece[cols[i]])] = lp[i];
-  score = -std::numeric_limits<float>::infinity();
-  id = 0;
-  bool found = false;
-  for (std::int64_t w = 0; w < vocab; ++w) {
-    const float v = r + row[static_cast<std::size_t>(w)];
-    if (v != v || (found && !(v > score))) continue;
-    score = v;
-    id = w;
-    found = true;
-  }
-}
-
-}  // namespace
-
-BestOfRows best_of_log_softmax_subsets(const at::Tensor& logits,
-                                       const std::vector<const std::vector<std::int64_t>*>& columns,
-                                       const at::Tensor& pieces, std::int64_t vocab, const at::Tensor& offset) {
-  TORCH_CHECK(best_of_log_softmax_applies(logits) && pieces.dim() == 1 && logits.size(1) == pieces.size(0) &&
-                  static_cast<std::int64_t>(columns.size()) == logits.size(0) && offset.dim() == 1 &&
-                  offset.size(0) == logits.size(0),
-              "best_of_log_softmax_subsets: float logits [R, K] on the CPU, pieces [K], R column lists, offset [R]");
-  const std::int64_t rows = logits.size(0), k = logits.size(1);
-  const at::Tensor x = logits.contiguous();
-  const at::Tensor ids = pieces.to(at::kCPU).to(at::kLong).contiguous();
-  const at::Tensor r = offset.to(at::kCPU, at::kFloat).contiguous();
-  const float* in = x.data_ptr<float>();
-  const std::int64_t* piece = ids.data_ptr<std::int64_t>();
-  const float* offsets = r.data_ptr<float>();
-  BestOfRows best{std::vector<float>(static_cast<std::size_t>(rows)),
-                  std::vector<std::int64_t>(static_cast<std::size_t>(rows))};
-  at::parallel_for(0, rows, 1, [&](std::int64_t begin, std::int64_t end) {
-    std::vector<float> row;
-    for (std::int64_t i = begin; i < end; ++i) {
-      const auto at = static_cast<std::size_t>(i);
-      const std::vector<std::int64_t>& cols = *columns[at];
-      row.resize(cols.size());
-      for (std::size_t c = 0; c < cols.size(); ++c) row[c] = in[i * k + cols[c]];
-      float score = -std::numeric_limits<float>::infinity();
-      std::int64_t position = 0;
-      const auto size = static_cast<std::int64_t>(row.size());
-      if (size > 0) best_of_log_softmax_sentence(row.data(), size, offsets[i], score, position);
-      if (score > -std::numeric_limits<float>::infinity()) {  // above every -inf outside the list
-        best.scores[at] = score;
-        best.ids[at] = piece[cols[static_cast<std::size_t>(position)]];
-        continue;
-      }
-      if (size > 0) log_softmax_sentence(row.data(), size);  // the values scatter_subsets writes
-      best_of_written_row(row, cols, piece, vocab, offsets[i], best.scores[at], best.ids[at]);
-    }
-  });
-  return best;
-}
-
 std::vector<float> log_softmax_of_lists(const at::Tensor& logits,
                                         const std::vector<const std::vector<std::int64_t>*>& columns) {
   TORCH_CHECK(best_of_log_softmax_applies(logits) && static_cast<std::int64_t>(columns.size()) == logits.size(0),

@@ -140,17 +140,17 @@ StepOutput ShortlistDecoder::step(const DecoderState& state, const at::Tensor& p
 
 BestStep ShortlistDecoder::best_step(const DecoderState& state, const at::Tensor& previous_tokens,
                                     const at::Tensor& offset) const {
-  const ShortlistState& s = as_shortlist_state(state);
-  StepLogits out = model_->step_logits(s.inner(), previous_tokens, *s.lists()->subset);
-  BestStep best{at::Tensor(), {}, {}, std::move(out.attention),
-                std::make_shared<ShortlistState>(std::move(out.state), s.lists(), s.sentence())};
-  if (best_of_log_softmax_applies(out.logits)) {
-    BestOfRows rows = best_of_log_softmax_subsets(out.logits, s.row_columns(), s.lists()->subset->pieces(),
-                                                  target_vocab_size(), offset);
-    best.ids = std::move(rows.ids);
-    best.scores = std::move(rows.scores);
-  } else {
-    best.log_probs = spread(s, out.logits, target_vocab_size());
+  // Greedy's choice is a ranking of each row alone, best first: ranked_step's, with count 1.
+  const std::int64_t rows = state.batch_size();
+  RankedStep ranked = ranked_step(state, previous_tokens, offset, std::vector<std::int64_t>(static_cast<std::size_t>(rows), 1), 1);
+  BestStep best{std::move(ranked.log_probs), {}, {}, std::move(ranked.attention), std::move(ranked.state)};
+  if (ranked.ranked.empty()) return best;  // step()'s log-probabilities, for the search to rank
+  best.ids.assign(static_cast<std::size_t>(rows), 0);  // a row whose every sum is NaN: (-inf, 0), as greedy's ranking
+  best.scores.assign(static_cast<std::size_t>(rows), -std::numeric_limits<float>::infinity());
+  for (std::size_t r = 0; r < ranked.ranked.size(); ++r) {
+    if (ranked.ranked[r].empty()) continue;
+    best.scores[r] = ranked.ranked[r].front().first;
+    best.ids[r] = ranked.ranked[r].front().second;  // row 0 of its group: the piece itself
   }
   return best;
 }

@@ -25,8 +25,8 @@ class ShortlistDecoder final : public IncrementalDecoder {
   DecoderStatePtr encode(const at::Tensor& source, const at::Tensor& source_lengths) const override;
   /// log_probs [batch, V]: each row normalised over its sentence's list, -inf elsewhere.
   StepOutput step(const DecoderState& state, const at::Tensor& previous_tokens) const override;
-  /// Greedy's step: on the CPU each row's best piece from its own list's logits
-  /// (best_of_log_softmax_subsets: no [batch, V] row written or scanned); elsewhere step()'s.
+  /// Greedy's step: ranked_step's ranking of each row alone, its best candidate (on the CPU from
+  /// the row's own list: no [batch, V] row written or scanned); elsewhere step()'s.
   BestStep best_step(const DecoderState& state, const at::Tensor& previous_tokens,
                      const at::Tensor& offset) const override;
   /// Beam search's step: on the CPU each sentence's candidates ranked from its rows' lists

@@ -10,7 +10,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <numeric>
 #include <string>
 #include <utility>
 #include <vector>
@@ -98,25 +97,20 @@ TEST(LogSoftmaxLast, HandlesMinusInfinityNaNAndAutograd) {
   EXPECT_TRUE(tracked.grad().defined());
 }
 
-// Greedy's choice from a row already written: the first maximum of r + value over the values that
-// are not NaN ((-inf, 0) when all are), as greedy_search.cc ranks step()'s log-probabilities.
-std::pair<float, std::int64_t> first_best_written(const at::Tensor& row, float r) {
-  const at::Tensor values = row.contiguous();
-  const float* v = values.data_ptr<float>();
+// Greedy search's choice, by its definition: log_softmax_last, then the first maximum of
+// r + log p in float over the values that are not NaN ((-inf, 0) when all are).
+std::pair<float, std::int64_t> first_best(const at::Tensor& logits_row, float r) {
+  const at::Tensor lp = log_softmax_last(logits_row.unsqueeze(0).clone().contiguous())[0];
+  const float* v = lp.data_ptr<float>();
   std::pair<float, std::int64_t> best{-std::numeric_limits<float>::infinity(), 0};
   bool found = false;
-  for (std::int64_t i = 0; i < values.size(0); ++i) {
+  for (std::int64_t i = 0; i < lp.size(0); ++i) {
     const float s = r + v[i];
     if (s != s) continue;
     if (!found || s > best.first) best = {s, i};
     found = true;
   }
   return best;
-}
-
-// Greedy search's choice, by its definition: log_softmax_last, then that scan.
-std::pair<float, std::int64_t> first_best(const at::Tensor& logits_row, float r) {
-  return first_best_written(log_softmax_last(logits_row.unsqueeze(0).clone().contiguous())[0], r);
 }
 
 void expect_best_is_the_definitions(const at::Tensor& logits, const at::Tensor& offset, const std::string& what) {
@@ -183,76 +177,6 @@ TEST(BestOfLogSoftmax, IsTheFirstMaximumOfTheWrittenLogSoftmax) {
   }
   EXPECT_FALSE(best_of_log_softmax_applies(batch.to(at::kDouble)));
   EXPECT_FALSE(best_of_log_softmax_applies(batch[0]));
-}
-
-// A shortlist's greedy step without its [R, V] rows gives what ranking scatter_subsets' rows gives.
-void expect_subsets_best_is_the_written_rows(const at::Tensor& logits,
-                                              const std::vector<std::vector<std::int64_t>>& columns,
-                                              const at::Tensor& pieces, std::int64_t vocab, const at::Tensor& offset,
-                                              const std::string& what) {
-  std::vector<const std::vector<std::int64_t>*> lists;
-  for (const auto& c : columns) lists.push_back(&c);
-  const at::Tensor written = scatter_subsets(logits, lists, pieces, vocab);
-  const BestOfRows got = best_of_log_softmax_subsets(logits, lists, pieces, vocab, offset);
-  ASSERT_EQ(got.ids.size(), columns.size()) << what;
-  for (std::int64_t r = 0; r < logits.size(0); ++r) {
-    const auto expected = first_best_written(written[r], offset[r].item<float>());
-    const auto at = static_cast<std::size_t>(r);
-    EXPECT_EQ(got.ids[at], expected.second) << what << ", row " << r;
-    EXPECT_EQ(std::memcmp(&got.scores[at], &expected.first, sizeof(float)), 0)
-        << what << ", row " << r << ": " << got.scores[at] << " vs " << expected.first;
-  }
-}
-
-TEST(BestOfLogSoftmaxSubsets, IsTheFirstMaximumOfTheScatteredRows) {
-  c10::NoGradGuard no_grad;
-  at::manual_seed(41);
-  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
-  const std::int64_t vocab = 300, k = 40;
-  // The batch's pieces (increasing; piece 0 among them or not) and each row's own columns: every
-  // column, none, one, the first or last few, and random subsets of 1 to 40.
-  for (const bool with_zero : {true, false}) {
-    const at::Tensor shuffled = at::randperm(vocab - 1, at::kLong) + 1;
-    at::Tensor pieces = std::get<0>(shuffled.slice(0, 0, k).sort());
-    if (with_zero) pieces[0] = 0;
-    std::vector<std::vector<std::int64_t>> columns;
-    std::vector<std::int64_t> all(static_cast<std::size_t>(k));
-    std::iota(all.begin(), all.end(), 0);
-    columns.push_back(all);
-    columns.push_back({});
-    columns.push_back({17});
-    columns.push_back({0, 1, 2});
-    columns.push_back({37, 38, 39});
-    for (int i = 0; i < 11; ++i) {
-      const at::Tensor pick = std::get<0>(at::randperm(k, at::kLong).slice(0, 0, 1 + (i * 7) % k).sort());
-      columns.emplace_back(pick.data_ptr<std::int64_t>(), pick.data_ptr<std::int64_t>() + pick.numel());
-    }
-    const auto rows = static_cast<std::int64_t>(columns.size());
-    const std::string name = with_zero ? "with piece 0" : "without piece 0";
-    const at::Tensor logits = 4 * at::randn({rows, k});
-    expect_subsets_best_is_the_written_rows(logits, columns, pieces, vocab, -10 * at::rand({rows}), "random, " + name);
-    // Ties: the first copy wins.
-    at::Tensor tied = at::full({rows, k}, -1.0f);
-    tied.select(1, 3).fill_(2.0f);
-    tied.select(1, 38).fill_(2.0f);
-    expect_subsets_best_is_the_written_rows(tied, columns, pieces, vocab, at::zeros({rows}), "ties, " + name);
-    // Every listed value -inf or NaN, +inf, and offsets NaN, +-inf and huge: where the -inf outside
-    // the list can win or everything is NaN.
-    at::Tensor odd = at::randn({rows, k});
-    odd[0].fill_(-inf);
-    odd[3][1] = nan;
-    odd[4][38] = inf;
-    odd[5].fill_(-inf);
-    odd[6][0] = -inf;
-    at::Tensor r = -at::rand({rows});
-    r[7] = nan;
-    r[8] = -inf;
-    r[9] = inf;
-    r[10] = -1e30f;
-    expect_subsets_best_is_the_written_rows(odd, columns, pieces, vocab, r, "infinities and NaN, " + name);
-  }
-  EXPECT_THROW(best_of_log_softmax_subsets(at::randn({2, 3}, at::kDouble), {}, at::arange(3), 5, at::zeros({2})),
-               c10::Error);
 }
 
 // A = 37 takes the kernel's tail path (not a multiple of its 16 lanes), A = 64 none.

@@ -332,7 +332,7 @@ class ListedStepsOnly final : public IncrementalDecoder {
 };
 
 // Greedy search with the shortlist choosing each row's piece from its list's logits
-// (best_of_log_softmax_subsets) gives what ranking the written [rows, V] log-probabilities gives:
+// (ranked_step with k = 1) gives what ranking the written [rows, V] log-probabilities gives:
 // the same pieces, score bits and attention, float32 and int8, batched and reordered.
 TEST(ShortlistDecoder, GreedyChoosesFromTheListsLogitsAsFromTheWrittenRows) {
   for (const Precision precision : {Precision::float32, Precision::int8}) {
