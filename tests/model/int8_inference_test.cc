@@ -134,7 +134,9 @@ TEST_P(Int8EveryArchitecture, GreedyChoosesFromTheLogitsAsFromTheLogProbabilitie
       EXPECT_EQ(fast[i].tokens, plain[i].tokens) << what;
       EXPECT_EQ(fast[i].finished, plain[i].finished) << what;
       EXPECT_EQ(std::memcmp(&fast[i].log_prob, &plain[i].log_prob, sizeof(double)), 0) << what;
-      if (options.keep_attention) EXPECT_TRUE(at::equal(fast[i].attention, plain[i].attention)) << what;
+      if (options.keep_attention) {  // braces: EXPECT_TRUE is an if/else (GCC 14's -Wdangling-else)
+        EXPECT_TRUE(at::equal(fast[i].attention, plain[i].attention)) << what;
+      }
     }
   }
 }
