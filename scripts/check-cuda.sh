@@ -23,6 +23,9 @@
 #   --int8-model PT  the model of the int8 stage (issue 47: the host CPU's int8 kernels, alone and
 #                against float32 with scripts/bench_int8.sh; default .gpu/int8-model.pt); the stage
 #                is skipped without it
+#   --int8-shortlist FILE  that model's shortlist (nmt-checkpoint shortlist; default
+#                .gpu/int8-shortlist.txt): where it exists, the native run adds the shortlist's rows
+#                (greedy and beam 5 with --shortlist, in the same sitting)
 # Needs nvcc, cmake, ninja and g++; data/bible with train/dev/test and spm.model (the reference
 # model's 8000 pieces: see scripts/bench_train.sh). Builds into build-cuda.
 #
@@ -38,7 +41,7 @@ out="" deps=$root/.deps budget=560 python=python3 build=1 std="" reserve=150
 targets="nmt-train nmt-translate nmt-score test_model test_dist_group test_train test_dist_train bench_train
          test_kernels bench_translate bench_linear"
 stages="cuda-tests bench-train int8 train translate rest suite" bench_tokens="2000 8000"
-int8_model=$root/.gpu/int8-model.pt
+int8_model=$root/.gpu/int8-model.pt int8_shortlist=$root/.gpu/int8-shortlist.txt
 while [[ $# -gt 0 ]]; do
   case $1 in
     --deps) deps=$(realpath -m "$2"); shift 2 ;;
@@ -51,7 +54,8 @@ while [[ $# -gt 0 ]]; do
     --stages) stages=$2; shift 2 ;;
     --bench-tokens) bench_tokens=$2; shift 2 ;;
     --int8-model) int8_model=$(realpath -m "$2"); shift 2 ;;
-    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+    --int8-shortlist) int8_shortlist=$(realpath -m "$2"); shift 2 ;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
     -*) echo "check-cuda.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) out=$1; shift ;;
   esac
@@ -177,13 +181,18 @@ if want int8; then
   run_for 40 "$out/bench-linear.log" build-cuda/bench/bench_linear 60
   note "bench_linear (exit $?): $(head -n 3 "$out/bench-linear.log" | tr '\n' ' ')"
   if [[ -f $int8_model ]]; then
-    for spec in "native 2" "avx2 1"; do
-      read -r cap rounds <<<"$spec"
+    # The native run takes the shortlist's rows too where one travelled (twice the runs: 160 s).
+    shortlisted=()
+    [[ -f $int8_shortlist ]] && shortlisted=(--shortlist "$int8_shortlist")
+    for spec in "native 2 $((${#shortlisted[@]} ? 160 : 100))" "avx2 1 100"; do
+      read -r cap rounds limit <<<"$spec"
+      list=()
+      [[ $cap == native ]] && list=("${shortlisted[@]}")
       rm -rf "/tmp/nmt-int8-$cap"
-      NMT_CPU_CAPABILITY=${cap/native/} run_for 100 "$out/int8-$cap.log" scripts/bench_int8.sh \
-        --model "$int8_model" --rounds "$rounds" --build build-cuda --out "/tmp/nmt-int8-$cap"
+      NMT_CPU_CAPABILITY=${cap/native/} run_for "$limit" "$out/int8-$cap.log" scripts/bench_int8.sh \
+        --model "$int8_model" --rounds "$rounds" --build build-cuda --out "/tmp/nmt-int8-$cap" "${list[@]}"
       rc=$?
-      note "bench_int8 ($cap, $rounds rounds): exit $rc"
+      note "bench_int8 ($cap, $rounds rounds${list[*]:+, with the shortlist}): exit $rc"
       sed -n '/^run /,$p' "$out/int8-$cap.log" | tee -a "$summary"
     done
   else

@@ -3,13 +3,17 @@
 # the device tool's 64 MiB: the Debian libraries the build needs (../shared/gpu/debian-deps.sh,
 # trimmed: no static libraries but GoogleTest's, no docs), SentencePiece's source (no quilt
 # patches), the Bible corpus's train/dev/test sides with the reference subword model (8000 pieces,
-# trained here when missing) and, for the int8 stage, a model. Run here, in the project root, after
-# the corpus exists (scripts/quickstart.sh or scripts/prepare_bible.py) and the programs are built.
+# trained here when missing) and, for the int8 stage, a model and its shortlist. Run here, in the
+# project root, after the corpus exists (scripts/quickstart.sh or scripts/prepare_bible.py) and the
+# programs are built.
 #
 # Usage: scripts/prepare-gpu-carry.sh [--int8-model PT] [--out FILE]
-#   --int8-model PT  the int8 stage's model (default: runs/quality-study/recipe/best.pt when it exists)
+#   --int8-model PT  the int8 stage's model (default: the first that exists of the reference model
+#                    of docs/benchmarks.md's int8 tables, runs/bench-ref/checkpoints/step-00002000.pt,
+#                    and runs/quality-study/recipe/best.pt)
 #   --out FILE       default .gpu/carry.tar.xz (.gpu is kept out of git through .git/info/exclude)
-# Writes .deps/root (replaced; check-cuda.sh's --deps default) and .gpu/int8-model.pt as well.
+# Writes .deps/root (replaced; check-cuda.sh's --deps default), .gpu/int8-model.pt and its shortlist
+# .gpu/int8-shortlist.txt (build/apps/nmt-checkpoint shortlist on data/bible's training side) as well.
 # Then, with the device tool (two calls of one lease; docs/benchmarks.md, "On a GPU"):
 #   run  carry [".gpu/carry.tar.xz"]:  tar xJf .gpu/carry.tar.xz && scripts/check-cuda.sh /tmp/cc
 #        --budget 545 --reserve 280 --targets all --stages "cuda-tests bench-train int8 train";
@@ -19,16 +23,21 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-model=runs/quality-study/recipe/best.pt out=.gpu/carry.tar.xz
+model="" out=.gpu/carry.tar.xz
 while [[ $# -gt 0 ]]; do
   case $1 in
     --int8-model) model=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "prepare-gpu-carry.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 fail() { echo "prepare-gpu-carry.sh: $*" >&2; exit 1; }
+if [[ -z $model ]]; then
+  for candidate in runs/bench-ref/checkpoints/step-00002000.pt runs/quality-study/recipe/best.pt; do
+    [[ -f $candidate ]] && { model=$candidate; break; }
+  done
+fi
 for f in train.es train.en dev.es dev.en test.es test.en; do
   [[ -f data/bible/$f ]] || fail "missing data/bible/$f: build the corpus first (scripts/prepare_bible.py --out data/bible)"
 done
@@ -56,11 +65,21 @@ rm -rf "$deps/root/usr/share/doc" "$deps/root/usr/share/man" "$deps/root/usr/sha
 rm -rf .deps/root && mkdir -p .deps && mv "$deps/root" .deps/root
 
 files=(.deps/root third_party/sentencepiece data/bible/{train.es,train.en,dev.es,dev.en,test.es,test.en,spm.model})
-if [[ -f $model ]]; then
+rm -f .gpu/int8-model.pt .gpu/int8-shortlist.txt
+if [[ -n $model && -f $model ]]; then
   cp "$model" .gpu/int8-model.pt
   files+=(.gpu/int8-model.pt)
+  # Its shortlist, so that the int8 stage measures the shortlist's rows too (seconds here; nmt-checkpoint
+  # is not among the targets built there).
+  if [[ -x build/apps/nmt-checkpoint ]] &&
+     build/apps/nmt-checkpoint shortlist .gpu/int8-model.pt --source data/bible/train.es --target data/bible/train.en \
+       -o .gpu/int8-shortlist.txt >/dev/null 2>&1; then
+    files+=(.gpu/int8-shortlist.txt)
+  else
+    echo "prepare-gpu-carry.sh: no shortlist made (build/apps/nmt-checkpoint): the int8 stage runs without one" >&2
+  fi
 else
-  echo "prepare-gpu-carry.sh: no $model: the int8 stage will skip its translation benchmark" >&2
+  echo "prepare-gpu-carry.sh: no int8 model (${model:-none found}): the int8 stage will skip its translation benchmark" >&2
 fi
 tar -c --exclude=third_party/sentencepiece/.pc "${files[@]}" | xz -6 -T0 >"$out.partial"
 mv "$out.partial" "$out"
