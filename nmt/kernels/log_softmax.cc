@@ -48,6 +48,18 @@ BestOfRows best_of_log_softmax(const at::Tensor& logits, const at::Tensor& offse
   return best;
 }
 
+namespace {
+
+// Row r's logits at its columns, normalised over them (log_softmax_sentence of that many values):
+// what scatter_subsets writes at the columns' pieces and log_softmax_of_lists returns.
+template <typename T>
+void log_softmax_of_list(const T* logits_row, const std::vector<std::int64_t>& cols, T* out) {
+  for (std::size_t c = 0; c < cols.size(); ++c) out[c] = logits_row[cols[c]];
+  if (!cols.empty()) log_softmax_sentence(out, static_cast<std::int64_t>(cols.size()));
+}
+
+}  // namespace
+
 std::vector<float> log_softmax_of_lists(const at::Tensor& logits,
                                         const std::vector<const std::vector<std::int64_t>*>& columns) {
   TORCH_CHECK(best_of_log_softmax_applies(logits) && static_cast<std::int64_t>(columns.size()) == logits.size(0),
@@ -60,10 +72,8 @@ std::vector<float> log_softmax_of_lists(const at::Tensor& logits,
   std::vector<float> values(start.back());
   at::parallel_for(0, logits.size(0), 1, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t r = begin; r < end; ++r) {
-      const std::vector<std::int64_t>& cols = *columns[static_cast<std::size_t>(r)];
-      float* row = values.data() + start[static_cast<std::size_t>(r)];
-      for (std::size_t c = 0; c < cols.size(); ++c) row[c] = in[r * k + cols[c]];
-      if (!cols.empty()) log_softmax_sentence(row, static_cast<std::int64_t>(cols.size()));
+      const auto at = static_cast<std::size_t>(r);
+      log_softmax_of_list(in + r * k, *columns[at], values.data() + start[at]);
     }
   });
   return values;
@@ -89,8 +99,7 @@ at::Tensor scatter_subsets(const at::Tensor& logits, const std::vector<const std
       for (std::int64_t r = begin; r < end; ++r) {
         const std::vector<std::int64_t>& cols = *columns[static_cast<std::size_t>(r)];
         row.resize(cols.size());
-        for (std::size_t i = 0; i < cols.size(); ++i) row[i] = in[r * k + cols[i]];
-        if (!row.empty()) log_softmax_sentence(row.data(), static_cast<std::int64_t>(row.size()));
+        log_softmax_of_list(in + r * k, cols, row.data());
         for (std::size_t i = 0; i < cols.size(); ++i) result[r * vocab + piece[cols[i]]] = row[i];
       }
     });
