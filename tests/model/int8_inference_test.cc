@@ -19,6 +19,7 @@
 #include "nmt/model/seq2seq.h"
 #include "nmt/search/greedy_search.h"
 #include "tests/model/model_test_util.h"
+#include "tests/search/steps_only.h"
 
 // A namespace of its own: the unity build puts this file in one unit with others.
 namespace nmt::int8_inference_test {
@@ -92,23 +93,6 @@ TEST_P(Int8EveryArchitecture, ASentenceGetsTheSameBitsAloneAsInTheBatch) {
   }
 }
 
-// The model's own steps without its greedy shortcut: best_step is IncrementalDecoder's default.
-class StepsOnly final : public IncrementalDecoder {
- public:
-  explicit StepsOnly(const IncrementalDecoder& model) : model_(model) {}
-  DecoderStatePtr encode(const at::Tensor& source, const at::Tensor& lengths) const override {
-    return model_.encode(source, lengths);
-  }
-  StepOutput step(const DecoderState& state, const at::Tensor& previous) const override {
-    return model_.step(state, previous);
-  }
-  std::int64_t target_vocab_size() const override { return model_.target_vocab_size(); }
-  bool has_attention() const override { return model_.has_attention(); }
-
- private:
-  const IncrementalDecoder& model_;
-};
-
 // Greedy search with the model choosing each row's piece from its logits (best_of_log_softmax)
 // gives what ranking the written log-probabilities gives: the same pieces, the same score bits and
 // attention, in float32 and int8.
@@ -127,7 +111,7 @@ TEST_P(Int8EveryArchitecture, GreedyChoosesFromTheLogitsAsFromTheLogProbabilitie
     const BestStep chosen = inference->best_step(*state, batch.target_in.select(1, 0), at::zeros({batch.size()}));
     ASSERT_EQ(chosen.ids.size(), static_cast<std::size_t>(batch.size())) << "the model chose on the CPU";
     const auto fast = greedy_search(*inference, batch.source, batch.source_lengths, options);
-    const auto plain = greedy_search(StepsOnly(*inference), batch.source, batch.source_lengths, options);
+    const auto plain = greedy_search(test::StepsOnly(*inference), batch.source, batch.source_lengths, options);
     ASSERT_EQ(fast.size(), plain.size());
     for (std::size_t i = 0; i < fast.size(); ++i) {
       const std::string what = std::string(name_of(precision)) + ", sentence " + std::to_string(i);

@@ -22,6 +22,7 @@
 #include "nmt/search/top_candidates.h"
 #include "nmt/translate/shortlist_builder.h"
 #include "tests/model/model_test_util.h"
+#include "tests/search/steps_only.h"
 #include "tests/test_util.h"
 
 namespace nmt {
@@ -315,22 +316,6 @@ TEST(ShortlistDecoder, ASentenceGetsTheSameResultInAnyBatch) {
   }
 }
 
-// The shortlist behind the step interface alone: greedy search ranks its written rows.
-class ListedStepsOnly final : public IncrementalDecoder {
- public:
-  explicit ListedStepsOnly(const ShortlistDecoder& model) : model_(model) {}
-  DecoderStatePtr encode(const at::Tensor& source, const at::Tensor& lengths) const override {
-    return model_.encode(source, lengths);
-  }
-  StepOutput step(const DecoderState& state, const at::Tensor& previous) const override {
-    return model_.step(state, previous);
-  }
-  std::int64_t target_vocab_size() const override { return model_.target_vocab_size(); }
-
- private:
-  const ShortlistDecoder& model_;
-};
-
 // Greedy search with the shortlist choosing each row's piece from its list's logits
 // (ranked_step with k = 1) gives what ranking the written [rows, V] log-probabilities gives:
 // the same pieces, score bits and attention, float32 and int8, batched and reordered.
@@ -348,7 +333,7 @@ TEST(ShortlistDecoder, GreedyChoosesFromTheListsLogitsAsFromTheWrittenRows) {
     SearchOptions options = options_for(1);
     options.keep_attention = true;
     const auto fast = search(shortlisted, {all_sentences()}, options);
-    const auto plain = search(ListedStepsOnly(shortlisted), {all_sentences()}, options);
+    const auto plain = search(test::StepsOnly(shortlisted), {all_sentences()}, options);
     expect_same(fast, plain);
     for (std::size_t i = 0; i < fast.size(); ++i) {
       EXPECT_TRUE(at::equal(fast[i][0].attention, plain[i][0].attention)) << name_of(precision) << ", sentence " << i;
@@ -393,7 +378,7 @@ TEST(ShortlistDecoder, BeamRanksTheListsAsTheWrittenRows) {
         SearchOptions options = options_for(beam);
         options.keep_attention = true;
         const auto fast = search(shortlisted, {all_sentences()}, options);
-        const auto plain = search(ListedStepsOnly(shortlisted), {all_sentences()}, options);
+        const auto plain = search(test::StepsOnly(shortlisted), {all_sentences()}, options);
         SCOPED_TRACE(std::string(name_of(precision)) + ", lists " + std::to_string(l) + ", beam " + std::to_string(beam));
         expect_same(fast, plain);
         for (std::size_t i = 0; i < fast.size(); ++i) {
