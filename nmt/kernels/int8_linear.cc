@@ -254,7 +254,11 @@ at::Tensor int8_product(const at::Tensor& input, const int8::Int8Weight& weight)
 
 std::vector<std::string> int8_kernels() {
   const CpuFeatures& f = cpu_features();
-  std::vector<std::string> names = {"portable"};
+  // Reserved first: growing a vector made from one name set off GCC 14's -Warray-bounds (a false
+  // positive inside basic_string's constructor) at -O3.
+  std::vector<std::string> names;
+  names.reserve(4);
+  names.emplace_back("portable");
   if (f.avx2_fma) names.emplace_back("avx2");
   if (f.avx512bw) names.emplace_back("avx512bw");
   if (f.avx512vnni) names.emplace_back("vnni");
