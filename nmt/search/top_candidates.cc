@@ -30,6 +30,21 @@ float max_of_sums(const float* values, float r, std::int64_t n) {
   return best;
 }
 
+// Offers the candidate (v, index) to `best`, kept best first and at most `count` long: larger values
+// first, equal values in index order (so, offered in index order, a tie loses), NaN never ranking.
+// `worst` is the last kept value once `best` holds something.
+inline void offer(Ranked& best, std::int64_t count, float& worst, float v, std::int64_t index) {
+  const bool full = static_cast<std::int64_t>(best.size()) == count;
+  if (full ? !(v > worst) : v != v) return;
+  const auto before = [](const std::pair<float, std::int64_t>& a, const std::pair<float, std::int64_t>& b) {
+    return a.first > b.first || (a.first == b.first && a.second < b.second);
+  };
+  const std::pair<float, std::int64_t> candidate{v, index};
+  best.insert(std::upper_bound(best.begin(), best.end(), candidate, before), candidate);
+  if (static_cast<std::int64_t>(best.size()) > count) best.pop_back();
+  worst = best.back().first;
+}
+
 }  // namespace
 
 // Each value is compared with the worst of the current best and the few that beat it are inserted:
@@ -41,25 +56,15 @@ Ranked top_of_rows(const float* log_probs, const float* offset, std::int64_t row
   constexpr std::int64_t kBlock = 128;
   Ranked best;
   best.reserve(static_cast<std::size_t>(count) + 1);
-  const auto before = [](const std::pair<float, std::int64_t>& a, const std::pair<float, std::int64_t>& b) {
-    return a.first > b.first || (a.first == b.first && a.second < b.second);
-  };
-  const auto full = [&] { return static_cast<std::int64_t>(best.size()) == count; };
   float worst = 0;
   for (std::int64_t row = 0; row < rows; ++row) {
     const float* values = log_probs + row * vocab;
     const float r = offset[row];
     for (std::int64_t block = 0; block < vocab; block += kBlock) {
       const std::int64_t end = std::min(vocab, block + kBlock);
-      if (full() && !(max_of_sums(values + block, r, end - block) > worst)) continue;
-      for (std::int64_t w = block; w < end; ++w) {
-        const float v = r + values[w];
-        if (full() ? !(v > worst) : v != v) continue;  // ties lose: larger index; NaN never ranks
-        const std::pair<float, std::int64_t> c{v, row * vocab + w};
-        best.insert(std::upper_bound(best.begin(), best.end(), c, before), c);
-        if (static_cast<std::int64_t>(best.size()) > count) best.pop_back();
-        worst = best.back().first;
-      }
+      const bool full = static_cast<std::int64_t>(best.size()) == count;
+      if (full && !(max_of_sums(values + block, r, end - block) > worst)) continue;
+      for (std::int64_t w = block; w < end; ++w) offer(best, count, worst, r + values[w], row * vocab + w);
     }
   }
   return best;
@@ -69,21 +74,12 @@ bool top_of_listed_rows(const std::vector<ListedRow>& rows, const std::int64_t* 
                         std::int64_t vocab, std::int64_t count, Ranked& best) {
   best.clear();
   best.reserve(static_cast<std::size_t>(count) + 1);
-  const auto before = [](const std::pair<float, std::int64_t>& a, const std::pair<float, std::int64_t>& b) {
-    return a.first > b.first || (a.first == b.first && a.second < b.second);
-  };
   float worst = 0;
   for (std::size_t row = 0; row < rows.size(); ++row) {
     const std::vector<std::int64_t>& positions = *rows[row].positions;
     const float r = offset[row];
     for (std::size_t c = 0; c < positions.size(); ++c) {  // increasing pieces: index order
-      const float v = r + rows[row].values[c];
-      const bool full = static_cast<std::int64_t>(best.size()) == count;
-      if (full ? !(v > worst) : v != v) continue;
-      const std::pair<float, std::int64_t> candidate{v, static_cast<std::int64_t>(row) * vocab + piece[positions[c]]};
-      best.insert(std::upper_bound(best.begin(), best.end(), candidate, before), candidate);
-      if (static_cast<std::int64_t>(best.size()) > count) best.pop_back();
-      worst = best.back().first;
+      offer(best, count, worst, r + rows[row].values[c], static_cast<std::int64_t>(row) * vocab + piece[positions[c]]);
     }
   }
   // Every candidate off the lists is r + (-inf): -inf or NaN. They cannot enter a full list whose
