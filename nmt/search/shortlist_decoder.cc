@@ -173,7 +173,9 @@ RankedStep ShortlistDecoder::ranked_step(const DecoderState& state, const at::Te
               "ShortlistDecoder::ranked_step: the groups and offsets must cover the batch's rows");
   const std::vector<float> values = log_softmax_of_lists(out.logits, columns);
   const at::Tensor pieces = s.lists()->subset->pieces().to(at::kCPU).to(at::kLong).contiguous();
+  const std::int64_t* piece = pieces.data_ptr<std::int64_t>();  // once: data_ptr is an out-of-line call
   const at::Tensor r = offset.to(at::kCPU, at::kFloat).contiguous();
+  const float* offsets = r.data_ptr<float>();
   std::vector<ListedRow> rows;
   std::size_t row = 0, value = 0;
   for (const std::int64_t size : group_sizes) {
@@ -183,17 +185,16 @@ RankedStep ShortlistDecoder::ranked_step(const DecoderState& state, const at::Te
       value += columns[row]->size();
     }
     const std::size_t first = row - static_cast<std::size_t>(size);
-    const float* group_offset = r.data_ptr<float>() + first;
+    const float* group_offset = offsets + first;
     const std::int64_t wanted = std::min(count, size * vocab);
     Ranked& ranked = result.ranked.emplace_back();
-    if (top_of_listed_rows(rows, pieces.data_ptr<std::int64_t>(), group_offset, vocab, wanted, ranked)) continue;
+    if (top_of_listed_rows(rows, piece, group_offset, vocab, wanted, ranked)) continue;
     // The -inf off the lists can rank here: the group's rows written out, ranked as step()'s would be.
     std::vector<float> written(static_cast<std::size_t>(size * vocab), -std::numeric_limits<float>::infinity());
     for (std::int64_t i = 0; i < size; ++i) {
       const ListedRow& listed = rows[static_cast<std::size_t>(i)];
       for (std::size_t c = 0; c < listed.positions->size(); ++c) {
-        written[static_cast<std::size_t>(i * vocab + pieces.data_ptr<std::int64_t>()[(*listed.positions)[c]])] =
-            listed.values[c];
+        written[static_cast<std::size_t>(i * vocab + piece[(*listed.positions)[c]])] = listed.values[c];
       }
     }
     ranked = top_of_rows(written.data(), group_offset, size, vocab, wanted);
