@@ -12,7 +12,7 @@
 //     --profile         also print the operator profile of one more pass
 //     --shortlist FILE  a lexical shortlist (nmt-checkpoint shortlist), as nmt-translate's --shortlist
 //     --int8 GROUPS     products in int8 (as nmt-translate --precision int8 --int8-products GROUPS:
-//                       output,decoder,attention,encoder or all; "default": what --precision int8
+//                       output,decoder,attention,encoder,memory or all; "default": what --precision int8
 //                       runs; default none: float32)
 // scripts/bench_translate.sh runs it beside the Python search; results in docs/benchmarks.md.
 #include <ATen/Parallel.h>
@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   app.add_option("--output", o.output, "Write the translations here");
   app.add_flag("--profile", o.profile, "Also print the operator profile");
   app.add_option("--shortlist", o.shortlist, "A lexical shortlist (nmt-checkpoint shortlist)");
-  app.add_option("--int8", o.int8, "Products in int8: output,decoder,attention,encoder, all, default or none")
+  app.add_option("--int8", o.int8, "Products in int8: output,decoder,attention,encoder,memory, all, default or none")
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   try {

@@ -3,7 +3,7 @@
 # test books, float32 and int8 alternating in one sitting, greedy and beam 5 (and with a shortlist
 # when given); then the BLEU and chrF2 of each configuration's translations (nmt-score, sacreBLEU's
 # settings) and the peak resident memory of each run. Model load and tokenization are not timed.
-# With --groups, one run per group of products in int8 (output, decoder, attention, encoder, all):
+# With --groups, one run per group of products in int8 (output, decoder, attention, encoder, memory, all):
 # what each costs in BLEU and buys in speed.
 #
 # glibc's peak resident size moves by tens of MiB either way with where its heap happens to place

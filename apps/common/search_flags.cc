@@ -50,7 +50,7 @@ void add_precision_flags(CLI::App& app, Precision& precision, std::string& int8_
                         "of BLEU; native engine; docs/search.md)");
   app.add_option("--int8-products", int8_products,
                  std::string(program == SearchFlags::serve ? "The products of the int8 form" : "With --precision int8, which products") +
-                     ": a list of output, decoder, attention, encoder, all" +
+                     ": a list of output, decoder, attention, encoder, memory, all" +
                      (program == SearchFlags::serve ? ", or none (no int8 form)" : "") +
                      "; default: the ones docs/search.md found worth their BLEU");
 }

@@ -78,6 +78,64 @@ void score_real_positions(T* e, const bool* real, std::int64_t src_len, const Sc
   }
 }
 
+// int8 positions (kernels.h): values [N, S, D] int8 and scales [N, S] float, both contiguous on the CPU.
+void check_int8_positions(const at::Tensor& values, const at::Tensor& scales, const char* what) {
+  TORCH_CHECK(values.is_cpu() && values.is_contiguous() && scales.defined() && scales.is_cpu() &&
+                  scales.is_contiguous() && scales.scalar_type() == at::kFloat &&
+                  scales.sizes() == values.sizes().slice(0, 2),
+              what, ": int8 positions need contiguous CPU values [N, S, D] and float scales [N, S], got ",
+              values.sizes(), " and ", scales.defined() ? scales.sizes() : at::IntArrayRef{});
+}
+
+at::Tensor dot_scores_int8(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& scales,
+                           const at::Tensor& rows, const at::Tensor& mask) {
+  check_int8_positions(keys, scales, "dot_scores");
+  TORCH_CHECK(query.scalar_type() == at::kFloat && query.is_cpu() && !query.requires_grad(),
+              "dot_scores: int8 keys take a float CPU query without gradient");
+  const std::int64_t* index = row_index(rows, query.size(0), keys.size(0), "dot_scores");
+  const at::Tensor q = query.contiguous(), m = mask_on_cpu(mask);
+  const bool* mp = m.defined() ? m.data_ptr<bool>() : nullptr;
+  const std::int64_t src_len = keys.size(1), size = keys.size(2);
+  at::Tensor e = at::empty({q.size(0), src_len}, q.options());
+  const float* qp = q.data_ptr<float>();
+  const std::int8_t* kp = keys.data_ptr<std::int8_t>();
+  const float* sp = scales.data_ptr<float>();
+  float* ep = e.data_ptr<float>();
+  at::parallel_for(0, q.size(0), 1, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t r = begin; r < end; ++r) {
+      const std::int64_t source = index != nullptr ? index[r] : r;
+      float* er = ep + r * src_len;
+      score_real_positions(er, mp != nullptr ? mp + r * src_len : nullptr, src_len, [&](std::int64_t n) {
+        dot_sentence(qp + r * size, kp + source * src_len * size, sp + source * src_len, er, n, size);
+      });
+    }
+  });
+  return e;
+}
+
+at::Tensor weighted_context_int8(const at::Tensor& weights, const at::Tensor& memory, const at::Tensor& scales,
+                                 const at::Tensor& rows) {
+  check_int8_positions(memory, scales, "weighted_context");
+  TORCH_CHECK(weights.scalar_type() == at::kFloat && weights.is_cpu() && !weights.requires_grad(),
+              "weighted_context: int8 memory takes float CPU weights without gradient");
+  const std::int64_t* index = row_index(rows, weights.size(0), memory.size(0), "weighted_context");
+  const at::Tensor w = weights.contiguous();
+  const std::int64_t src_len = memory.size(1), size = memory.size(2);
+  at::Tensor c = at::empty({w.size(0), size}, w.options());
+  const float* wp = w.data_ptr<float>();
+  const std::int8_t* mp = memory.data_ptr<std::int8_t>();
+  const float* sp = scales.data_ptr<float>();
+  float* cp = c.data_ptr<float>();
+  at::parallel_for(0, w.size(0), 1, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t r = begin; r < end; ++r) {
+      const std::int64_t source = index != nullptr ? index[r] : r;
+      context_sentence(wp + r * src_len, mp + source * src_len * size, sp + source * src_len, cp + r * size, src_len,
+                       size);
+    }
+  });
+  return c;
+}
+
 }  // namespace
 
 void run_forward(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const std::int64_t* rows,
@@ -131,11 +189,13 @@ at::Tensor additive_energy(const at::Tensor& query, const at::Tensor& keys, cons
   return e;
 }
 
-at::Tensor dot_scores(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& rows, const at::Tensor& mask) {
+at::Tensor dot_scores(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& rows, const at::Tensor& mask,
+                      const at::Tensor& key_scales) {
   TORCH_CHECK(query.dim() == 2 && keys.dim() == 3 && keys.size(2) == query.size(1),
               "dot_scores: expected query [rows, D] and keys [sources, src_len, D], got ", query.sizes(), " and ",
               keys.sizes());
   check_mask(mask, query.size(0), keys.size(1), "dot_scores");
+  if (keys.scalar_type() == at::kChar) return dot_scores_int8(query, keys, key_scales, rows, mask);
   if (!inference_kernels_apply(query, keys)) {  // autograd, other devices: keys gathered per query row
     const at::Tensor rows_keys = rows.defined() ? keys.index_select(0, rows.to(keys.device())) : keys;
     // Elementwise products summed over the last dimension, not a matrix product with one output
@@ -165,10 +225,12 @@ at::Tensor dot_scores(const at::Tensor& query, const at::Tensor& keys, const at:
   return e;
 }
 
-at::Tensor weighted_context(const at::Tensor& weights, const at::Tensor& memory, const at::Tensor& rows) {
+at::Tensor weighted_context(const at::Tensor& weights, const at::Tensor& memory, const at::Tensor& rows,
+                            const at::Tensor& memory_scales) {
   TORCH_CHECK(weights.dim() == 2 && memory.dim() == 3 && memory.size(1) == weights.size(1),
               "weighted_context: expected weights [rows, src_len] and memory [sources, src_len, M], got ",
               weights.sizes(), " and ", memory.sizes());
+  if (memory.scalar_type() == at::kChar) return weighted_context_int8(weights, memory, memory_scales, rows);
   if (!inference_kernels_apply(weights, memory)) {  // autograd, other devices: a batched product
     const at::Tensor rows_memory = rows.defined() ? memory.index_select(0, rows.to(memory.device())) : memory;
     return weights.unsqueeze(1).bmm(rows_memory).squeeze(1);  // [rows, 1, S] x [rows, S, M]

@@ -68,12 +68,31 @@ bool inference_kernels_apply(const at::Tensor& a, const at::Tensor& b);
 /// when the inference kernels apply, else elementwise products summed (autograd, other devices).
 /// mask [R, S] bool, when given: e is -inf where it is false, and the kernel does not compute the
 /// positions after a row's last real one (its padding); the others are the same bits either way.
+/// Keys stored in int8 (Int8Positions.values, CPU): `key_scales` [N, S] float gives each
+/// position's scale (see "int8 positions" below).
 at::Tensor dot_scores(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& rows,
-                      const at::Tensor& mask = at::Tensor());
+                      const at::Tensor& mask = at::Tensor(), const at::Tensor& key_scales = at::Tensor());
 
 /// weights [R, S], memory [N, S, M], rows as above -> context [R, M]: the kernel when the inference
-/// kernels apply, else a batched matrix product (autograd, other devices).
-at::Tensor weighted_context(const at::Tensor& weights, const at::Tensor& memory, const at::Tensor& rows);
+/// kernels apply, else a batched matrix product (autograd, other devices). Memory in int8 (CPU, float
+/// weights) takes its positions' scales [N, S] in `memory_scales`.
+at::Tensor weighted_context(const at::Tensor& weights, const at::Tensor& memory, const at::Tensor& rows,
+                            const at::Tensor& memory_scales = at::Tensor());
+
+/// int8 positions: the per-source-position tables that every decoder step reads whole (the
+/// attention's keys, the context's projections W_c h_j), stored as one byte a value for
+/// --precision int8. Each position's row x [D] is quantized as the int8 products quantize a weight
+/// row (int8_linear.h): s = max_d |x[d]| / 127, x8[d] = round_half_even(x[d] / s) in [-127, 127]
+/// (a zero row: s = 0; a row with NaN or an infinity: s = NaN, so its scores and contexts are NaN
+/// as the float tables would make them). dot_scores and weighted_context read them with the float
+/// kernels' sums, a byte converted exactly: a step reads a quarter of the bytes (the tables of a
+/// greedy batch are ~32 MB in float, beyond this machine's L3).
+struct Int8Positions {
+  at::Tensor values;  // [N, S, D] int8
+  at::Tensor scales;  // [N, S] float
+};
+/// x [N, S, D] float on the CPU (any strides) -> its int8 positions.
+Int8Positions quantize_positions(const at::Tensor& x);
 
 /// log_softmax over the last dimension of logits [R, V], in place when the inference kernels apply
 /// (CPU, float or double, contiguous, no autograd), else at::log_softmax. ATen's CPU log-softmax

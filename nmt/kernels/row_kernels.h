@@ -125,6 +125,69 @@ NMT_ALWAYS_INLINE void context_rows(const T* w, const T* m, T* c, std::int64_t s
   add_positions(rows, weights, count, c, size);
 }
 
+// The same two loops over positions stored in int8 with one scale per position (kernels.h,
+// "int8 positions"): k[j, a] = s[j] k8[j, a]. A byte's value is exact in T, and the sums run in
+// dot_rows' and context_rows' orders; the scale is applied once per score (e[j] = s[j] sum_a
+// q[a] k8[j, a]) and folded into the weight for the context (c += (w[j] s[j]) m8[j, :]).
+template <typename T>
+NMT_ALWAYS_INLINE void dot_rows_int8(const T* q, const std::int8_t* k, const T* scales, T* e, std::int64_t src_len,
+                                     std::int64_t size) {
+  for (std::int64_t j = 0; j < src_len; ++j) {
+    const std::int8_t* kj = k + j * size;
+    T lanes[kLanes] = {};
+    std::int64_t a = 0;
+    for (; a + kLanes <= size; a += kLanes) {
+      for (std::int64_t l = 0; l < kLanes; ++l) lanes[l] += q[a + l] * static_cast<T>(kj[a + l]);
+    }
+    T sum = 0;
+    for (; a < size; ++a) sum += q[a] * static_cast<T>(kj[a]);
+    for (std::int64_t l = 0; l < kLanes; ++l) sum += lanes[l];
+    e[j] = scales[j] * sum;
+  }
+}
+
+template <typename T>
+NMT_ALWAYS_INLINE void add_positions_int8(const std::int8_t* const* rows, const T* weights, int count, T* c,
+                                          std::int64_t size) {
+  if (count == 4) {
+    const std::int8_t *m0 = rows[0], *m1 = rows[1], *m2 = rows[2], *m3 = rows[3];
+    const T w0 = weights[0], w1 = weights[1], w2 = weights[2], w3 = weights[3];
+    for (std::int64_t i = 0; i < size; ++i) {
+      T sum = c[i];
+      sum += w0 * static_cast<T>(m0[i]);
+      sum += w1 * static_cast<T>(m1[i]);
+      sum += w2 * static_cast<T>(m2[i]);
+      sum += w3 * static_cast<T>(m3[i]);
+      c[i] = sum;
+    }
+    return;
+  }
+  for (int p = 0; p < count; ++p) {
+    const std::int8_t* m = rows[p];
+    const T w = weights[p];
+    for (std::int64_t i = 0; i < size; ++i) c[i] += w * static_cast<T>(m[i]);
+  }
+}
+
+template <typename T>
+NMT_ALWAYS_INLINE void context_rows_int8(const T* w, const std::int8_t* m, const T* scales, T* c,
+                                         std::int64_t src_len, std::int64_t size) {
+  for (std::int64_t i = 0; i < size; ++i) c[i] = 0;
+  const std::int8_t* rows[4];
+  T weights[4];
+  int count = 0;
+  for (std::int64_t j = 0; j < src_len; ++j) {
+    if (w[j] == T(0)) continue;
+    rows[count] = m + j * size;
+    weights[count] = w[j] * scales[j];
+    if (++count == 4) {
+      add_positions_int8(rows, weights, count, c, size);
+      count = 0;
+    }
+  }
+  add_positions_int8(rows, weights, count, c, size);
+}
+
 // The normaliser of one row's log-softmax, m + log sum_i exp(x_i - m), m = max_i x_i (returned
 // in `max`). The maximum is exact in any order; the sum runs in kLanes partial sums, then the tail,
 // then the lanes. A row holding NaN or an infinity (x - x is not 0) takes the plain path with

@@ -18,6 +18,8 @@ struct FloatKernels {
   void (*backward)(const float*, const float*, const float*, float*, float*, float*, std::int64_t, std::int64_t);
   void (*dot)(const float*, const float*, float*, std::int64_t, std::int64_t);
   void (*context)(const float*, const float*, float*, std::int64_t, std::int64_t);
+  void (*dot_int8)(const float*, const std::int8_t*, const float*, float*, std::int64_t, std::int64_t);
+  void (*context_int8)(const float*, const std::int8_t*, const float*, float*, std::int64_t, std::int64_t);
   void (*log_softmax)(float*, std::int64_t);
   void (*best_of_log_softmax)(const float*, std::int64_t, float, float&, std::int64_t&);
   void (*gru_cell)(const float*, const float*, const float*, float*, std::int64_t);
@@ -44,6 +46,14 @@ struct FloatKernels {
   attribute void context_##suffix(const float* w, const float* m, float* c, std::int64_t s, std::int64_t n) {  \
     context_rows<float>(w, m, c, s, n);                                                                         \
   }                                                                                                             \
+  attribute void dot_int8_##suffix(const float* q, const std::int8_t* k, const float* sc, float* e,            \
+                                   std::int64_t s, std::int64_t n) {                                            \
+    dot_rows_int8<float>(q, k, sc, e, s, n);                                                                    \
+  }                                                                                                             \
+  attribute void context_int8_##suffix(const float* w, const std::int8_t* m, const float* sc, float* c,        \
+                                       std::int64_t s, std::int64_t n) {                                        \
+    context_rows_int8<float>(w, m, sc, c, s, n);                                                                \
+  }                                                                                                             \
   attribute void log_softmax_##suffix(float* x, std::int64_t n) { log_softmax_row<float>(x, n); }              \
   attribute void best_of_log_softmax_##suffix(const float* x, std::int64_t n, float r, float& score,          \
                                               std::int64_t& id) {                                               \
@@ -65,15 +75,15 @@ const FloatKernels& float_kernels() {
   static const FloatKernels kernels = [] {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
     if (cpu_features().avx512f) {
-      return FloatKernels{forward_avx512, forward_keep_avx512, backward_avx512, dot_avx512, context_avx512,
+      return FloatKernels{forward_avx512, forward_keep_avx512, backward_avx512, dot_avx512, context_avx512, dot_int8_avx512, context_int8_avx512,
                           log_softmax_avx512, best_of_log_softmax_avx512, gru_cell_avx512, tanh_avx512, softmax_avx512};
     }
     if (cpu_features().avx2_fma) {
-      return FloatKernels{forward_avx2, forward_keep_avx2, backward_avx2, dot_avx2, context_avx2,
+      return FloatKernels{forward_avx2, forward_keep_avx2, backward_avx2, dot_avx2, context_avx2, dot_int8_avx2, context_int8_avx2,
                           log_softmax_avx2, best_of_log_softmax_avx2, gru_cell_avx2, tanh_avx2, softmax_avx2};
     }
 #endif
-    return FloatKernels{forward_portable, forward_keep_portable, backward_portable, dot_portable, context_portable,
+    return FloatKernels{forward_portable, forward_keep_portable, backward_portable, dot_portable, context_portable, dot_int8_portable, context_int8_portable,
                        log_softmax_portable, best_of_log_softmax_portable, gru_cell_portable, tanh_portable, softmax_portable};
   }();
   return kernels;
@@ -106,6 +116,14 @@ void context_sentence(const float* w, const float* m, float* c, std::int64_t src
 }
 void context_sentence(const double* w, const double* m, double* c, std::int64_t src_len, std::int64_t size) {
   context_rows<double>(w, m, c, src_len, size);
+}
+void dot_sentence(const float* q, const std::int8_t* k, const float* scales, float* e, std::int64_t src_len,
+                  std::int64_t size) {
+  float_kernels().dot_int8(q, k, scales, e, src_len, size);
+}
+void context_sentence(const float* w, const std::int8_t* m, const float* scales, float* c, std::int64_t src_len,
+                      std::int64_t size) {
+  float_kernels().context_int8(w, m, scales, c, src_len, size);
 }
 void log_softmax_sentence(float* x, std::int64_t size) { float_kernels().log_softmax(x, size); }
 void log_softmax_sentence(double* x, std::int64_t size) { log_softmax_row<double>(x, size); }

@@ -12,6 +12,9 @@ void dot_sentence(const float* q, const float* k, float* e, std::int64_t src_len
 void dot_sentence(const double* q, const double* k, double* e, std::int64_t src_len, std::int64_t size);
 void context_sentence(const float* w, const float* m, float* c, std::int64_t src_len, std::int64_t size);
 void context_sentence(const double* w, const double* m, double* c, std::int64_t src_len, std::int64_t size);
+// Positions in int8 with one scale each (kernels.h, "int8 positions").
+void dot_sentence(const float* q, const std::int8_t* k, const float* scales, float* e, std::int64_t src_len, std::int64_t size);
+void context_sentence(const float* w, const std::int8_t* m, const float* scales, float* c, std::int64_t src_len, std::int64_t size);
 void log_softmax_sentence(float* x, std::int64_t size);
 void log_softmax_sentence(double* x, std::int64_t size);
 void best_of_log_softmax_sentence(const float* x, std::int64_t size, float r, float& score, std::int64_t& id);

@@ -190,7 +190,7 @@ expect_error 2 "--precision: unknown precision 'fp16' \(expected float32 or int8
   --precision fp16 -i "$work/in.es" -o "$work/int8-bad.en"
 expect_error 1 "int8-products needs precision int8" -- "$translate" -m "$model" --int8-products output \
   -i "$work/in.es" -o "$work/int8-bad.en"
-expect_error 1 "int8-products: 'softmax' is not one of output, decoder, attention, encoder, all, none" -- \
+expect_error 1 "int8-products: 'softmax' is not one of output, decoder, attention, encoder, memory, all, none" -- \
   "$translate" -m "$model" --precision int8 --int8-products output,softmax -i "$work/in.es" -o "$work/int8-bad.en"
 expect_error 1 "precision int8 needs the native engine" -- "$translate" -m "$model" --engine script --precision int8 \
   -i "$work/in.es" -o "$work/int8-bad.en"

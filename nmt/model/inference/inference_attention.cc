@@ -27,12 +27,13 @@ at::Tensor InferenceAttention::keys(const at::Tensor& memory) const {
 }
 
 at::Tensor InferenceAttention::weights(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& mask,
-                                       const at::Tensor& source_rows, std::int64_t step) const {
+                                       const at::Tensor& source_rows, std::int64_t step,
+                                       const at::Tensor& key_scales) const {
   const at::Tensor q = query_layer_.defined() ? query_layer_(query) : query;
   // -inf at padding makes padded weights exactly zero (exp(-inf) = 0; below every threshold tau);
   // the kernels do not score the padding at all.
   const at::Tensor scores =
-      v_.defined() ? additive_energy(q, keys, v_, source_rows, mask) : dot_scores(q, keys, source_rows, mask);
+      v_.defined() ? additive_energy(q, keys, v_, source_rows, mask) : dot_scores(q, keys, source_rows, mask, key_scales);
   at::Tensor weights;
   switch (window_) {
     case AttentionWindow::global: weights = normalise_attention(scores, normaliser_); break;

@@ -24,11 +24,17 @@ class InferenceAttention {
   /// memory [sources, src_len, 2H] -> keys [sources, src_len, K].
   at::Tensor keys(const at::Tensor& memory) const;
 
+  /// Whether the scores read the keys by dot products (Luong dot and general): such keys may be
+  /// int8 positions (kernels.h); the additive energy's keys stay float.
+  bool scores_by_dot() const { return !v_.defined(); }
+
   /// query [rows, D], keys [sources, src_len, K], mask [rows, src_len] bool (true at real tokens),
   /// source_rows [rows] int64 on the CPU or undefined (InferenceState::source_rows), step: the
   /// decoder step from 0 (local-m's and local-p-offset's centre) -> a [rows, src_len]: rows sum to 1, exactly 0 at padding.
+  /// key_scales [sources, src_len] when the keys are int8 positions (scores_by_dot() only).
   at::Tensor weights(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& mask,
-                     const at::Tensor& source_rows, std::int64_t step) const;
+                     const at::Tensor& source_rows, std::int64_t step,
+                     const at::Tensor& key_scales = at::Tensor()) const;
 
   /// The same attention with hard weights: one-hot at each row's largest weight (attention_hardening.h).
   InferenceAttention hardened() const;

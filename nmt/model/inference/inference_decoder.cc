@@ -10,7 +10,10 @@ namespace nmt {
 InferenceDecoder::InferenceDecoder(const DecoderImpl& decoder, const ModelConfig& config,
                                    const at::Tensor& target_embedding, const c10::Device& device,
                                    const InferencePrecision& precision)
-    : config_(config), layout_(decoder.layout()), gates_(3 * config.decoder_hidden_size) {
+    : config_(config),
+      layout_(decoder.layout()),
+      gates_(3 * config.decoder_hidden_size),
+      int8_positions_(precision.memory && device.is_cpu()) {
   const Precision step = InferencePrecision::of_group(precision.decoder);
   const Precision memory = InferencePrecision::of_group(precision.attention);
   if (decoder.attention() != nullptr) {
@@ -68,6 +71,16 @@ std::shared_ptr<InferenceState> InferenceDecoder::initial_state(const EncoderOut
   }
   // W_c h_j for every context block, once per sentence (without attention W_c c, c = [fwd_n; bwd_1]).
   state->projected = projection_(attention_ ? encoded.memory : top_final_states(encoded));
+  if (int8_positions_ && attention_) {  // the tables every step reads whole, a byte a value
+    Int8Positions projected = quantize_positions(state->projected);
+    state->projected = std::move(projected.values);
+    state->projected_scales = std::move(projected.scales);
+    if (attention_->scores_by_dot()) {
+      Int8Positions keys = quantize_positions(state->keys);
+      state->keys = std::move(keys.values);
+      state->keys_scales = std::move(keys.scales);
+    }
+  }
   return state;
 }
 
@@ -84,8 +97,9 @@ class InferenceDecoder::Terms final : public DecoderTerms {
       return {at::Tensor(), state_.source_rows.defined() ? p.index_select(0, state_.source_rows.to(p.device())) : p};
     }
     AttendedContext out;
-    out.weights = d_.attention_->weights(query, state_.keys, state_.mask, state_.source_rows, state_.steps);
-    out.context = weighted_context(out.weights, state_.projected, state_.source_rows);
+    out.weights = d_.attention_->weights(query, state_.keys, state_.mask, state_.source_rows, state_.steps,
+                                         state_.keys_scales);
+    out.context = weighted_context(out.weights, state_.projected, state_.source_rows, state_.projected_scales);
     return out;
   }
 

@@ -70,6 +70,7 @@ class InferenceDecoder {
   PackedLinear readout_state_;  // W_r's s_t block, with b_r when W_r does not read ê_{t-1}
   at::Tensor terms_;            // [V_tgt, 3D (+ R)] the per-word table: W_ih,0's ê block + b_ih,0 (then W_r's + b_r)
   std::int64_t gates_ = 0;      // 3D: the gates' width in terms_ and in projected rows
+  bool int8_positions_ = false;  // keys (dot scores) and projections as int8 positions: precision.memory, CPU
   bool readout_reads_embedding_ = false;
   bool gru_reads_context_ = false;
 };

@@ -9,7 +9,7 @@ namespace nmt {
 
 InferencePrecision InferencePrecision::of(Precision precision) {
   InferencePrecision p;
-  if (precision == Precision::int8) p.output = p.decoder = p.attention = p.encoder = true;
+  if (precision == Precision::int8) p.output = p.decoder = p.attention = p.encoder = p.memory = true;
   return p;
 }
 
@@ -26,11 +26,13 @@ InferencePrecision InferencePrecision::parse(const std::string& groups, const st
       p.attention = true;
     } else if (word == "encoder") {
       p.encoder = true;
+    } else if (word == "memory") {
+      p.memory = true;
     } else if (word == "all") {
-      p.output = p.decoder = p.attention = p.encoder = true;
+      p.output = p.decoder = p.attention = p.encoder = p.memory = true;
     } else if (word != "none" && !word.empty()) {
       throw ConfigError(option + ": " + quoted_excerpt(word) +
-                        " is not one of output, decoder, attention, encoder, all, none");
+                        " is not one of output, decoder, attention, encoder, memory, all, none");
     }
   }
   return p;
@@ -45,6 +47,7 @@ std::string InferencePrecision::describe() const {
   add(decoder, "decoder");
   add(attention, "attention");
   add(encoder, "encoder");
+  add(memory, "memory");
   return text.empty() ? "none" : text;
 }
 

@@ -16,6 +16,9 @@ struct InferencePrecision {
   bool attention = false;  // per source position: the keys W_a h_j and the context blocks W_c h_j;
                            //   per step: the query's projection
   bool encoder = false;    // per source position: W_hh h of both directions, W_ih of deeper layers
+  bool memory = false;     // not a product: the tables a step reads per source position (the keys of
+                           //   dot and general scores, the context blocks W_c h_j) stored in int8,
+                           //   one scale a position (kernels.h, "int8 positions")
 
   /// All float32 (float32), or the groups --precision int8 runs (int8).
   static InferencePrecision of(Precision precision);
@@ -24,7 +27,7 @@ struct InferencePrecision {
   static InferencePrecision parse(const std::string& groups, const std::string& option);
   /// The groups in int8, comma-separated ("none" when there are none).
   std::string describe() const;
-  bool any() const { return output || decoder || attention || encoder; }
+  bool any() const { return output || decoder || attention || encoder || memory; }
 
   static Precision of_group(bool int8) { return int8 ? Precision::int8 : Precision::float32; }
 };

@@ -14,6 +14,8 @@ DecoderStatePtr InferenceState::select(const at::Tensor& indices) const {
   selected->memory = memory;
   selected->keys = keys;
   selected->projected = projected;
+  selected->keys_scales = keys_scales;
+  selected->projected_scales = projected_scales;
   selected->source_rows = source_rows.defined() ? source_rows.index_select(0, on_cpu) : on_cpu.clone();
   selected->mask = mask.index_select(0, on_device);
   selected->hidden = hidden.index_select(1, on_device);

@@ -17,6 +17,9 @@ struct InferenceState final : DecoderState {
   at::Tensor projected;    // [sources, src_len, P]  W_c h_j for the weight blocks W_c that a step
                            //   applies to the context c_t (docs/model.md, "Inference");
                            //   [sources, P] W_c c without attention (the fixed context)
+  at::Tensor keys_scales;       // [sources, src_len] float when keys are int8 positions (kernels.h,
+  at::Tensor projected_scales;  //   "int8 positions"; --precision int8's memory group), else undefined;
+                                //   projected_scales likewise for projected
   at::Tensor source_rows;  // [batch] int64 on the CPU: the sources row of each decoder row;
                            //   undefined: row i uses row i (sources = batch), as encode() returns it
   at::Tensor mask;         // [batch, src_len]     bool, true at real source positions
