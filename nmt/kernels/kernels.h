@@ -11,6 +11,7 @@
 //   packed_linear.cc             the row-invariant product (PackedLinear, stable_linear)
 //   int8_linear.cc               int8 products: quantization, the portable loop, the kernel's choice
 //   int8_kernels_x86.cc          int8 products' AVX2, AVX-512BW and AVX-512 VNNI loops
+//   int8_positions.cc            int8 positions: the per-position tables a step reads, a byte a value
 //
 // Additive energy (Bahdanau and Luong concat scores), differentiable:
 //
