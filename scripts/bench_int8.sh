@@ -49,6 +49,8 @@ if [[ -z $out ]]; then
   out=$(mktemp -d -t bench_int8.XXXXXX)
   trap 'rm -rf "$out"' EXIT
 else
+  # A study's runs are appended to runs.txt: one left by an earlier study would mix into the medians.
+  [[ ! -e $out/runs.txt ]] || fail "--out $out already holds a study's runs (runs.txt): give a new directory"
   mkdir -p "$out"
 fi
 

@@ -78,60 +78,68 @@ void score_real_positions(T* e, const bool* real, std::int64_t src_len, const Sc
   }
 }
 
-// int8 positions (kernels.h): values [N, S, D] int8 and scales [N, S] float, both contiguous on the CPU.
-void check_int8_positions(const at::Tensor& values, const at::Tensor& scales, const char* what) {
+// int8 positions (kernels.h): values [N, S, D] int8 and scales [N, S] float, both contiguous on the
+// CPU, read by float CPU inputs without gradient (`input`: the query or the weights).
+void check_int8_positions(const at::Tensor& input, const at::Tensor& values, const at::Tensor& scales,
+                          const char* what) {
   TORCH_CHECK(values.is_cpu() && values.is_contiguous() && scales.defined() && scales.is_cpu() &&
                   scales.is_contiguous() && scales.scalar_type() == at::kFloat &&
                   scales.sizes() == values.sizes().slice(0, 2),
               what, ": int8 positions need contiguous CPU values [N, S, D] and float scales [N, S], got ",
               values.sizes(), " and ", scales.defined() ? scales.sizes() : at::IntArrayRef{});
+  TORCH_CHECK(input.scalar_type() == at::kFloat && input.is_cpu() && !input.requires_grad(), what,
+              ": int8 positions are read by float CPU inputs without gradient");
 }
 
-at::Tensor dot_scores_int8(const at::Tensor& query, const at::Tensor& keys, const at::Tensor& scales,
-                           const at::Tensor& rows, const at::Tensor& mask) {
-  check_int8_positions(keys, scales, "dot_scores");
-  TORCH_CHECK(query.scalar_type() == at::kFloat && query.is_cpu() && !query.requires_grad(),
-              "dot_scores: int8 keys take a float CPU query without gradient");
-  const std::int64_t* index = row_index(rows, query.size(0), keys.size(0), "dot_scores");
-  const at::Tensor q = query.contiguous(), m = mask_on_cpu(mask);
+// Runs body(r, source) for every decoder row r in [0, rows), in parallel, where `source` is the
+// memory row it reads (index[r], or r without an index).
+template <typename Body>
+void for_each_row(std::int64_t rows, const std::int64_t* index, const Body& body) {
+  at::parallel_for(0, rows, 1, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t r = begin; r < end; ++r) body(r, index != nullptr ? index[r] : r);
+  });
+}
+
+// The first position's scale of memory row `source`, or nullptr (positions without scales).
+template <typename T>
+const T* scales_of(const T* scales, std::int64_t source, std::int64_t src_len) {
+  return scales != nullptr ? scales + source * src_len : nullptr;
+}
+
+// The kernel path of dot_scores: query [R, D] in T, keys [N, S, D] in K (T, or int8 with `scales`
+// [N, S]; nullptr for T keys) -> scores [R, S].
+template <typename T, typename K>
+at::Tensor dot_scores_on_cpu(const at::Tensor& query, const at::Tensor& keys, const T* scales,
+                             const std::int64_t* index, const at::Tensor& mask) {
+  const at::Tensor q = query.contiguous(), k = keys.contiguous(), m = mask_on_cpu(mask);
   const bool* mp = m.defined() ? m.data_ptr<bool>() : nullptr;
-  const std::int64_t src_len = keys.size(1), size = keys.size(2);
+  const std::int64_t src_len = k.size(1), size = k.size(2);
   at::Tensor e = at::empty({q.size(0), src_len}, q.options());
-  const float* qp = q.data_ptr<float>();
-  const std::int8_t* kp = keys.data_ptr<std::int8_t>();
-  const float* sp = scales.data_ptr<float>();
-  float* ep = e.data_ptr<float>();
-  at::parallel_for(0, q.size(0), 1, [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t r = begin; r < end; ++r) {
-      const std::int64_t source = index != nullptr ? index[r] : r;
-      float* er = ep + r * src_len;
-      score_real_positions(er, mp != nullptr ? mp + r * src_len : nullptr, src_len, [&](std::int64_t n) {
-        dot_sentence(qp + r * size, kp + source * src_len * size, sp + source * src_len, er, n, size);
-      });
-    }
+  const T* qp = q.data_ptr<T>();
+  const K* kp = k.data_ptr<K>();
+  T* ep = e.data_ptr<T>();
+  for_each_row(q.size(0), index, [&](std::int64_t r, std::int64_t source) {
+    T* er = ep + r * src_len;
+    score_real_positions(er, mp != nullptr ? mp + r * src_len : nullptr, src_len, [&](std::int64_t n) {
+      dot_sentence(qp + r * size, kp + source * src_len * size, scales_of(scales, source, src_len), er, n, size);
+    });
   });
   return e;
 }
 
-at::Tensor weighted_context_int8(const at::Tensor& weights, const at::Tensor& memory, const at::Tensor& scales,
-                                 const at::Tensor& rows) {
-  check_int8_positions(memory, scales, "weighted_context");
-  TORCH_CHECK(weights.scalar_type() == at::kFloat && weights.is_cpu() && !weights.requires_grad(),
-              "weighted_context: int8 memory takes float CPU weights without gradient");
-  const std::int64_t* index = row_index(rows, weights.size(0), memory.size(0), "weighted_context");
-  const at::Tensor w = weights.contiguous();
-  const std::int64_t src_len = memory.size(1), size = memory.size(2);
+// The kernel path of weighted_context: weights [R, S] in T, memory [N, S, M] in K (as above) -> [R, M].
+template <typename T, typename K>
+at::Tensor weighted_context_on_cpu(const at::Tensor& weights, const at::Tensor& memory, const T* scales,
+                                   const std::int64_t* index) {
+  const at::Tensor w = weights.contiguous(), m = memory.contiguous();
+  const std::int64_t src_len = m.size(1), size = m.size(2);
   at::Tensor c = at::empty({w.size(0), size}, w.options());
-  const float* wp = w.data_ptr<float>();
-  const std::int8_t* mp = memory.data_ptr<std::int8_t>();
-  const float* sp = scales.data_ptr<float>();
-  float* cp = c.data_ptr<float>();
-  at::parallel_for(0, w.size(0), 1, [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t r = begin; r < end; ++r) {
-      const std::int64_t source = index != nullptr ? index[r] : r;
-      context_sentence(wp + r * src_len, mp + source * src_len * size, sp + source * src_len, cp + r * size, src_len,
-                       size);
-    }
+  const T* wp = w.data_ptr<T>();
+  const K* mp = m.data_ptr<K>();
+  T* cp = c.data_ptr<T>();
+  for_each_row(w.size(0), index, [&](std::int64_t r, std::int64_t source) {
+    context_sentence(wp + r * src_len, mp + source * src_len * size, scales_of(scales, source, src_len),
+                     cp + r * size, src_len, size);
   });
   return c;
 }
@@ -195,7 +203,12 @@ at::Tensor dot_scores(const at::Tensor& query, const at::Tensor& keys, const at:
               "dot_scores: expected query [rows, D] and keys [sources, src_len, D], got ", query.sizes(), " and ",
               keys.sizes());
   check_mask(mask, query.size(0), keys.size(1), "dot_scores");
-  if (keys.scalar_type() == at::kChar) return dot_scores_int8(query, keys, key_scales, rows, mask);
+  if (keys.scalar_type() == at::kChar) {
+    check_int8_positions(query, keys, key_scales, "dot_scores");
+    const std::int64_t* index = row_index(rows, query.size(0), keys.size(0), "dot_scores");
+    return dot_scores_on_cpu<float, std::int8_t>(query, keys, key_scales.data_ptr<float>(), index, mask);
+  }
+  TORCH_CHECK(!key_scales.defined(), "dot_scores: key scales belong to int8 keys, got ", keys.scalar_type(), " keys");
   if (!inference_kernels_apply(query, keys)) {  // autograd, other devices: keys gathered per query row
     const at::Tensor rows_keys = rows.defined() ? keys.index_select(0, rows.to(keys.device())) : keys;
     // Elementwise products summed over the last dimension, not a matrix product with one output
@@ -203,24 +216,9 @@ at::Tensor dot_scores(const at::Tensor& query, const at::Tensor& keys, const at:
     return masked((rows_keys * query.unsqueeze(1)).sum(-1), mask);  // [rows, src_len, D] . [rows, 1, D]
   }
   const std::int64_t* index = row_index(rows, query.size(0), keys.size(0), "dot_scores");
-  const at::Tensor q = query.contiguous(), k = keys.contiguous();
-  const at::Tensor m = mask_on_cpu(mask);
-  const bool* mp = m.defined() ? m.data_ptr<bool>() : nullptr;
-  const std::int64_t src_len = k.size(1), size = k.size(2);
-  at::Tensor e = at::empty({q.size(0), src_len}, k.options());
-  AT_DISPATCH_FLOATING_TYPES(k.scalar_type(), "dot_scores", [&] {
-    const scalar_t* qp = q.data_ptr<scalar_t>();
-    const scalar_t* kp = k.data_ptr<scalar_t>();
-    scalar_t* ep = e.data_ptr<scalar_t>();
-    at::parallel_for(0, q.size(0), 1, [&](std::int64_t begin, std::int64_t end) {
-      for (std::int64_t r = begin; r < end; ++r) {
-        const std::int64_t source = index != nullptr ? index[r] : r;
-        scalar_t* er = ep + r * src_len;
-        score_real_positions(er, mp != nullptr ? mp + r * src_len : nullptr, src_len, [&](std::int64_t n) {
-          dot_sentence(qp + r * size, kp + source * src_len * size, er, n, size);
-        });
-      }
-    });
+  at::Tensor e;
+  AT_DISPATCH_FLOATING_TYPES(keys.scalar_type(), "dot_scores", [&] {
+    e = dot_scores_on_cpu<scalar_t, scalar_t>(query, keys, static_cast<const scalar_t*>(nullptr), index, mask);
   });
   return e;
 }
@@ -230,25 +228,21 @@ at::Tensor weighted_context(const at::Tensor& weights, const at::Tensor& memory,
   TORCH_CHECK(weights.dim() == 2 && memory.dim() == 3 && memory.size(1) == weights.size(1),
               "weighted_context: expected weights [rows, src_len] and memory [sources, src_len, M], got ",
               weights.sizes(), " and ", memory.sizes());
-  if (memory.scalar_type() == at::kChar) return weighted_context_int8(weights, memory, memory_scales, rows);
+  if (memory.scalar_type() == at::kChar) {
+    check_int8_positions(weights, memory, memory_scales, "weighted_context");
+    const std::int64_t* index = row_index(rows, weights.size(0), memory.size(0), "weighted_context");
+    return weighted_context_on_cpu<float, std::int8_t>(weights, memory, memory_scales.data_ptr<float>(), index);
+  }
+  TORCH_CHECK(!memory_scales.defined(), "weighted_context: memory scales belong to int8 memory, got ",
+              memory.scalar_type(), " memory");
   if (!inference_kernels_apply(weights, memory)) {  // autograd, other devices: a batched product
     const at::Tensor rows_memory = rows.defined() ? memory.index_select(0, rows.to(memory.device())) : memory;
     return weights.unsqueeze(1).bmm(rows_memory).squeeze(1);  // [rows, 1, S] x [rows, S, M]
   }
   const std::int64_t* index = row_index(rows, weights.size(0), memory.size(0), "weighted_context");
-  const at::Tensor w = weights.contiguous(), m = memory.contiguous();
-  const std::int64_t src_len = m.size(1), size = m.size(2);
-  at::Tensor c = at::empty({w.size(0), size}, m.options());
-  AT_DISPATCH_FLOATING_TYPES(m.scalar_type(), "weighted_context", [&] {
-    const scalar_t* wp = w.data_ptr<scalar_t>();
-    const scalar_t* mp = m.data_ptr<scalar_t>();
-    scalar_t* cp = c.data_ptr<scalar_t>();
-    at::parallel_for(0, w.size(0), 1, [&](std::int64_t begin, std::int64_t end) {
-      for (std::int64_t r = begin; r < end; ++r) {
-        const std::int64_t source = index != nullptr ? index[r] : r;
-        context_sentence(wp + r * src_len, mp + source * src_len * size, cp + r * size, src_len, size);
-      }
-    });
+  at::Tensor c;
+  AT_DISPATCH_FLOATING_TYPES(memory.scalar_type(), "weighted_context", [&] {
+    c = weighted_context_on_cpu<scalar_t, scalar_t>(weights, memory, static_cast<const scalar_t*>(nullptr), index);
   });
   return c;
 }

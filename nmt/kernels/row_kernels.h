@@ -61,20 +61,24 @@ NMT_ALWAYS_INLINE void energy_rows_backward(const T* t, const T* g, const T* v, 
   }
 }
 
-// Dot scores of one decoder row: e[j] = sum_a q[a] k[j, a], summed as energy_rows sums.
-template <typename T>
-NMT_ALWAYS_INLINE void dot_rows(const T* q, const T* k, T* e, std::int64_t src_len, std::int64_t size) {
+// Dot scores of one decoder row: e[j] = sum_a q[a] k[j, a], summed as energy_rows sums. Keys K are
+// T, or int8 positions (kernels.h, "int8 positions") with one scale each, k[j, a] = s[j] k8[j, a]:
+// a byte's value is exact in T, the sum runs in the same order, and the scale is applied once per
+// score, e[j] = s[j] sum_a q[a] k8[j, a]. `scales` is nullptr for T keys.
+template <typename T, typename K>
+NMT_ALWAYS_INLINE void dot_rows(const T* q, const K* k, const T* scales, T* e, std::int64_t src_len,
+                                std::int64_t size) {
   for (std::int64_t j = 0; j < src_len; ++j) {
-    const T* kj = k + j * size;
+    const K* kj = k + j * size;
     T lanes[kLanes] = {};
     std::int64_t a = 0;
     for (; a + kLanes <= size; a += kLanes) {
-      for (std::int64_t l = 0; l < kLanes; ++l) lanes[l] += q[a + l] * kj[a + l];
+      for (std::int64_t l = 0; l < kLanes; ++l) lanes[l] += q[a + l] * static_cast<T>(kj[a + l]);
     }
     T sum = 0;
-    for (; a < size; ++a) sum += q[a] * kj[a];
+    for (; a < size; ++a) sum += q[a] * static_cast<T>(kj[a]);
     for (std::int64_t l = 0; l < kLanes; ++l) sum += lanes[l];
-    e[j] = sum;
+    e[j] = scales != nullptr ? scales[j] * sum : sum;
   }
 }
 
@@ -84,73 +88,12 @@ NMT_ALWAYS_INLINE void dot_rows(const T* q, const T* k, T* e, std::int64_t src_l
 // ...): with one position per pass every multiply-add also loaded and stored c, and the stores
 // bounded the kernel (6 % of a beam search step when m holds the decoder's 1024-wide
 // projections). Blocking c in registers instead would walk m with a stride of whole rows, which
-// at 4 KB per row maps every access to the same cache sets.
-template <typename T>
-NMT_ALWAYS_INLINE void add_positions(const T* const* rows, const T* weights, int count, T* c, std::int64_t size) {
+// at 4 KB per row maps every access to the same cache sets. Memory K is T, or int8 positions as in
+// dot_rows, whose scale is folded into the weight: c += (w[j] s[j]) m8[j, :].
+template <typename T, typename K>
+NMT_ALWAYS_INLINE void add_positions(const K* const* rows, const T* weights, int count, T* c, std::int64_t size) {
   if (count == 4) {
-    const T *m0 = rows[0], *m1 = rows[1], *m2 = rows[2], *m3 = rows[3];
-    const T w0 = weights[0], w1 = weights[1], w2 = weights[2], w3 = weights[3];
-    for (std::int64_t i = 0; i < size; ++i) {
-      T sum = c[i];
-      sum += w0 * m0[i];
-      sum += w1 * m1[i];
-      sum += w2 * m2[i];
-      sum += w3 * m3[i];
-      c[i] = sum;
-    }
-    return;
-  }
-  for (int p = 0; p < count; ++p) {
-    const T* m = rows[p];
-    const T w = weights[p];
-    for (std::int64_t i = 0; i < size; ++i) c[i] += w * m[i];
-  }
-}
-
-template <typename T>
-NMT_ALWAYS_INLINE void context_rows(const T* w, const T* m, T* c, std::int64_t src_len, std::int64_t size) {
-  for (std::int64_t i = 0; i < size; ++i) c[i] = 0;
-  const T* rows[4];
-  T weights[4];
-  int count = 0;
-  for (std::int64_t j = 0; j < src_len; ++j) {
-    if (w[j] == T(0)) continue;
-    rows[count] = m + j * size;
-    weights[count] = w[j];
-    if (++count == 4) {
-      add_positions(rows, weights, count, c, size);
-      count = 0;
-    }
-  }
-  add_positions(rows, weights, count, c, size);
-}
-
-// The same two loops over positions stored in int8 with one scale per position (kernels.h,
-// "int8 positions"): k[j, a] = s[j] k8[j, a]. A byte's value is exact in T, and the sums run in
-// dot_rows' and context_rows' orders; the scale is applied once per score (e[j] = s[j] sum_a
-// q[a] k8[j, a]) and folded into the weight for the context (c += (w[j] s[j]) m8[j, :]).
-template <typename T>
-NMT_ALWAYS_INLINE void dot_rows_int8(const T* q, const std::int8_t* k, const T* scales, T* e, std::int64_t src_len,
-                                     std::int64_t size) {
-  for (std::int64_t j = 0; j < src_len; ++j) {
-    const std::int8_t* kj = k + j * size;
-    T lanes[kLanes] = {};
-    std::int64_t a = 0;
-    for (; a + kLanes <= size; a += kLanes) {
-      for (std::int64_t l = 0; l < kLanes; ++l) lanes[l] += q[a + l] * static_cast<T>(kj[a + l]);
-    }
-    T sum = 0;
-    for (; a < size; ++a) sum += q[a] * static_cast<T>(kj[a]);
-    for (std::int64_t l = 0; l < kLanes; ++l) sum += lanes[l];
-    e[j] = scales[j] * sum;
-  }
-}
-
-template <typename T>
-NMT_ALWAYS_INLINE void add_positions_int8(const std::int8_t* const* rows, const T* weights, int count, T* c,
-                                          std::int64_t size) {
-  if (count == 4) {
-    const std::int8_t *m0 = rows[0], *m1 = rows[1], *m2 = rows[2], *m3 = rows[3];
+    const K *m0 = rows[0], *m1 = rows[1], *m2 = rows[2], *m3 = rows[3];
     const T w0 = weights[0], w1 = weights[1], w2 = weights[2], w3 = weights[3];
     for (std::int64_t i = 0; i < size; ++i) {
       T sum = c[i];
@@ -163,29 +106,29 @@ NMT_ALWAYS_INLINE void add_positions_int8(const std::int8_t* const* rows, const 
     return;
   }
   for (int p = 0; p < count; ++p) {
-    const std::int8_t* m = rows[p];
+    const K* m = rows[p];
     const T w = weights[p];
     for (std::int64_t i = 0; i < size; ++i) c[i] += w * static_cast<T>(m[i]);
   }
 }
 
-template <typename T>
-NMT_ALWAYS_INLINE void context_rows_int8(const T* w, const std::int8_t* m, const T* scales, T* c,
-                                         std::int64_t src_len, std::int64_t size) {
+template <typename T, typename K>
+NMT_ALWAYS_INLINE void context_rows(const T* w, const K* m, const T* scales, T* c, std::int64_t src_len,
+                                    std::int64_t size) {
   for (std::int64_t i = 0; i < size; ++i) c[i] = 0;
-  const std::int8_t* rows[4];
+  const K* rows[4];
   T weights[4];
   int count = 0;
   for (std::int64_t j = 0; j < src_len; ++j) {
     if (w[j] == T(0)) continue;
     rows[count] = m + j * size;
-    weights[count] = w[j] * scales[j];
+    weights[count] = scales != nullptr ? w[j] * scales[j] : w[j];
     if (++count == 4) {
-      add_positions_int8(rows, weights, count, c, size);
+      add_positions(rows, weights, count, c, size);
       count = 0;
     }
   }
-  add_positions_int8(rows, weights, count, c, size);
+  add_positions(rows, weights, count, c, size);
 }
 
 // The normaliser of one row's log-softmax, m + log sum_i exp(x_i - m), m = max_i x_i (returned

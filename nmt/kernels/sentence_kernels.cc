@@ -16,8 +16,8 @@ struct FloatKernels {
   void (*forward)(const float*, const float*, const float*, float*, float*, std::int64_t, std::int64_t);
   void (*forward_keep)(const float*, const float*, const float*, float*, float*, std::int64_t, std::int64_t);
   void (*backward)(const float*, const float*, const float*, float*, float*, float*, std::int64_t, std::int64_t);
-  void (*dot)(const float*, const float*, float*, std::int64_t, std::int64_t);
-  void (*context)(const float*, const float*, float*, std::int64_t, std::int64_t);
+  void (*dot)(const float*, const float*, const float*, float*, std::int64_t, std::int64_t);
+  void (*context)(const float*, const float*, const float*, float*, std::int64_t, std::int64_t);
   void (*dot_int8)(const float*, const std::int8_t*, const float*, float*, std::int64_t, std::int64_t);
   void (*context_int8)(const float*, const std::int8_t*, const float*, float*, std::int64_t, std::int64_t);
   void (*log_softmax)(float*, std::int64_t);
@@ -40,19 +40,21 @@ struct FloatKernels {
                                    float* dv, std::int64_t s, std::int64_t n) {                                 \
     energy_rows_backward<float>(t, g, v, dq, dk, dv, s, n);                                                     \
   }                                                                                                             \
-  attribute void dot_##suffix(const float* q, const float* k, float* e, std::int64_t s, std::int64_t n) {      \
-    dot_rows<float>(q, k, e, s, n);                                                                             \
+  attribute void dot_##suffix(const float* q, const float* k, const float* sc, float* e, std::int64_t s,        \
+                              std::int64_t n) {                                                                 \
+    dot_rows<float, float>(q, k, sc, e, s, n);                                                                  \
   }                                                                                                             \
-  attribute void context_##suffix(const float* w, const float* m, float* c, std::int64_t s, std::int64_t n) {  \
-    context_rows<float>(w, m, c, s, n);                                                                         \
+  attribute void context_##suffix(const float* w, const float* m, const float* sc, float* c, std::int64_t s,    \
+                                  std::int64_t n) {                                                             \
+    context_rows<float, float>(w, m, sc, c, s, n);                                                              \
   }                                                                                                             \
   attribute void dot_int8_##suffix(const float* q, const std::int8_t* k, const float* sc, float* e,            \
                                    std::int64_t s, std::int64_t n) {                                            \
-    dot_rows_int8<float>(q, k, sc, e, s, n);                                                                    \
+    dot_rows<float, std::int8_t>(q, k, sc, e, s, n);                                                            \
   }                                                                                                             \
   attribute void context_int8_##suffix(const float* w, const std::int8_t* m, const float* sc, float* c,        \
                                        std::int64_t s, std::int64_t n) {                                        \
-    context_rows_int8<float>(w, m, sc, c, s, n);                                                                \
+    context_rows<float, std::int8_t>(w, m, sc, c, s, n);                                                        \
   }                                                                                                             \
   attribute void log_softmax_##suffix(float* x, std::int64_t n) { log_softmax_row<float>(x, n); }              \
   attribute void best_of_log_softmax_##suffix(const float* x, std::int64_t n, float r, float& score,          \
@@ -105,21 +107,25 @@ void forward_sentence(const double* q, const double* k, const double* v, double*
     energy_rows<double, false>(q, k, v, e, t, src_len, size);
   }
 }
-void dot_sentence(const float* q, const float* k, float* e, std::int64_t src_len, std::int64_t size) {
-  float_kernels().dot(q, k, e, src_len, size);
+void dot_sentence(const float* q, const float* k, const float* scales, float* e, std::int64_t src_len,
+                  std::int64_t size) {
+  float_kernels().dot(q, k, scales, e, src_len, size);
 }
-void dot_sentence(const double* q, const double* k, double* e, std::int64_t src_len, std::int64_t size) {
-  dot_rows<double>(q, k, e, src_len, size);
-}
-void context_sentence(const float* w, const float* m, float* c, std::int64_t src_len, std::int64_t size) {
-  float_kernels().context(w, m, c, src_len, size);
-}
-void context_sentence(const double* w, const double* m, double* c, std::int64_t src_len, std::int64_t size) {
-  context_rows<double>(w, m, c, src_len, size);
+void dot_sentence(const double* q, const double* k, const double* scales, double* e, std::int64_t src_len,
+                  std::int64_t size) {
+  dot_rows<double, double>(q, k, scales, e, src_len, size);
 }
 void dot_sentence(const float* q, const std::int8_t* k, const float* scales, float* e, std::int64_t src_len,
                   std::int64_t size) {
   float_kernels().dot_int8(q, k, scales, e, src_len, size);
+}
+void context_sentence(const float* w, const float* m, const float* scales, float* c, std::int64_t src_len,
+                      std::int64_t size) {
+  float_kernels().context(w, m, scales, c, src_len, size);
+}
+void context_sentence(const double* w, const double* m, const double* scales, double* c, std::int64_t src_len,
+                      std::int64_t size) {
+  context_rows<double, double>(w, m, scales, c, src_len, size);
 }
 void context_sentence(const float* w, const std::int8_t* m, const float* scales, float* c, std::int64_t src_len,
                       std::int64_t size) {

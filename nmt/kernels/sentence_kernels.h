@@ -8,12 +8,13 @@ namespace nmt {
 
 void forward_sentence(const float* q, const float* k, const float* v, float* e, float* t, std::int64_t src_len, std::int64_t size);
 void forward_sentence(const double* q, const double* k, const double* v, double* e, double* t, std::int64_t src_len, std::int64_t size);
-void dot_sentence(const float* q, const float* k, float* e, std::int64_t src_len, std::int64_t size);
-void dot_sentence(const double* q, const double* k, double* e, std::int64_t src_len, std::int64_t size);
-void context_sentence(const float* w, const float* m, float* c, std::int64_t src_len, std::int64_t size);
-void context_sentence(const double* w, const double* m, double* c, std::int64_t src_len, std::int64_t size);
-// Positions in int8 with one scale each (kernels.h, "int8 positions").
+// Keys and memories in T, or positions in int8 with one scale each (kernels.h, "int8 positions");
+// `scales` [src_len] is nullptr for T positions.
+void dot_sentence(const float* q, const float* k, const float* scales, float* e, std::int64_t src_len, std::int64_t size);
+void dot_sentence(const double* q, const double* k, const double* scales, double* e, std::int64_t src_len, std::int64_t size);
 void dot_sentence(const float* q, const std::int8_t* k, const float* scales, float* e, std::int64_t src_len, std::int64_t size);
+void context_sentence(const float* w, const float* m, const float* scales, float* c, std::int64_t src_len, std::int64_t size);
+void context_sentence(const double* w, const double* m, const double* scales, double* c, std::int64_t src_len, std::int64_t size);
 void context_sentence(const float* w, const std::int8_t* m, const float* scales, float* c, std::int64_t src_len, std::int64_t size);
 void log_softmax_sentence(float* x, std::int64_t size);
 void log_softmax_sentence(double* x, std::int64_t size);

@@ -182,7 +182,7 @@ TEST(Int8Positions, ContextIsTheDequantizedMemorysContextAndSkipsZeroWeights) {
   }
 }
 
-TEST(Int8Positions, RefuseMissingOrMismatchedScales) {
+TEST(Int8Positions, RefuseMissingMismatchedOrMisplacedScales) {
   c10::NoGradGuard no_grad;
   const Int8Positions q = quantize_positions(at::randn({2, 4, 8}));
   const at::Tensor query = at::randn({2, 8}), weights = at::softmax(at::randn({2, 4}), -1);
@@ -191,6 +191,11 @@ TEST(Int8Positions, RefuseMissingOrMismatchedScales) {
   EXPECT_THROW(dot_scores(query.to(at::kDouble), q.values, at::Tensor(), at::Tensor(), q.scales), c10::Error);
   EXPECT_THROW(weighted_context(weights, q.values, at::Tensor()), c10::Error);
   EXPECT_THROW(weighted_context(weights, q.values, at::Tensor(), q.scales.to(at::kDouble)), c10::Error);
+  EXPECT_THROW(weighted_context(weights.clone().requires_grad_(true), q.values, at::Tensor(), q.scales), c10::Error);
+  // Scales belong to int8 positions only: with float keys or memory they are refused, not ignored.
+  const at::Tensor keys = at::randn({2, 4, 8});
+  EXPECT_THROW(dot_scores(query, keys, at::Tensor(), at::Tensor(), q.scales), c10::Error);
+  EXPECT_THROW(weighted_context(weights, keys, at::Tensor(), q.scales), c10::Error);
 }
 
 }  // namespace
