@@ -156,15 +156,12 @@ void run_forward(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, 
     const scalar_t* vp = v.data_ptr<scalar_t>();
     scalar_t* ep = e.data_ptr<scalar_t>();
     scalar_t* tp = keep ? t.data_ptr<scalar_t>() : nullptr;
-    at::parallel_for(0, q.size(0), 1, [&](std::int64_t begin, std::int64_t end) {
-      for (std::int64_t r = begin; r < end; ++r) {
-        const std::int64_t source = rows != nullptr ? rows[r] : r;
-        scalar_t* er = ep + r * src_len;
-        score_real_positions(er, mask != nullptr ? mask + r * src_len : nullptr, src_len, [&](std::int64_t n) {
-          forward_sentence(qp + r * size, kp + source * src_len * size, vp, er,
-                           keep ? tp + r * src_len * size : nullptr, n, size);
-        });
-      }
+    for_each_row(q.size(0), rows, [&](std::int64_t r, std::int64_t source) {
+      scalar_t* er = ep + r * src_len;
+      score_real_positions(er, mask != nullptr ? mask + r * src_len : nullptr, src_len, [&](std::int64_t n) {
+        forward_sentence(qp + r * size, kp + source * src_len * size, vp, er, keep ? tp + r * src_len * size : nullptr,
+                         n, size);
+      });
     });
   });
 }
