@@ -7,7 +7,8 @@
 //   attention_kernels.cc         additive energy, dot scores, weighted context
 //   additive_energy_function.cc  the additive energy's autograd function
 //   elementwise.cc               GRU cell, tanh, masked softmax by rows
-//   log_softmax.cc               the output layer's log-softmax
+//   log_softmax.cc               the output layer's log-softmax, and its normalisers for ranking
+//   top_candidates.h/.cc         search's best candidates of a few adjacent rows (its own header)
 //   packed_linear.cc             the row-invariant product (PackedLinear, stable_linear)
 //   int8_linear.cc               int8 products: quantization, the portable loop, the kernel's choice
 //   int8_kernels_x86.cc          int8 products' AVX2, AVX-512BW and AVX-512 VNNI loops
@@ -111,6 +112,18 @@ struct BestOfRows {
 };
 bool best_of_log_softmax_applies(const at::Tensor& logits);
 BestOfRows best_of_log_softmax(const at::Tensor& logits, const at::Tensor& offset);
+
+/// Beam search's ranking from logits [R, V] without writing their log-softmax: each row's normaliser
+/// N_r (log_softmax_last's values are the bits of x - N_r) and the largest logit of each block of
+/// kRankingBlock (NaN ignored), taken from the normaliser's own first pass; top_of_rows
+/// (top_candidates.h) ranks r + (x - N_r) with them, a block on one comparison. For float logits
+/// where best_of_log_softmax_applies.
+struct RowNormalisers {
+  std::int64_t blocks = 0;                 // per row: ceil(V / kRankingBlock)
+  std::vector<float> normalisers;          // [R]
+  std::vector<float> block_maxima;         // [R, blocks]
+};
+RowNormalisers log_softmax_normalisers(const at::Tensor& logits);
 
 /// A lexical shortlist's output (nmt/search/shortlist_decoder.h): logits [R, K] over the pieces
 /// [K] (int64, increasing, any device); row r may produce only the columns columns[r] (increasing

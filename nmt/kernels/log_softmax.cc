@@ -8,6 +8,7 @@
 
 #include "nmt/kernels/kernels.h"
 #include "nmt/kernels/sentence_kernels.h"
+#include "nmt/kernels/top_candidates.h"
 
 namespace nmt {
 
@@ -46,6 +47,24 @@ BestOfRows best_of_log_softmax(const at::Tensor& logits, const at::Tensor& offse
     }
   });
   return best;
+}
+
+RowNormalisers log_softmax_normalisers(const at::Tensor& logits) {
+  TORCH_CHECK(best_of_log_softmax_applies(logits), "log_softmax_normalisers: float logits [R, V] on the CPU, no autograd");
+  const std::int64_t rows = logits.size(0), size = logits.size(1);
+  const at::Tensor x = logits.contiguous();
+  RowNormalisers out;
+  out.blocks = (size + kRankingBlock - 1) / kRankingBlock;
+  out.normalisers.resize(static_cast<std::size_t>(rows));
+  out.block_maxima.resize(static_cast<std::size_t>(rows * out.blocks));
+  const float* values = x.data_ptr<float>();
+  at::parallel_for(0, rows, 1, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      out.normalisers[static_cast<std::size_t>(i)] = log_softmax_normaliser_sentence(
+          values + i * size, size, out.block_maxima.data() + i * out.blocks);
+    }
+  });
+  return out;
 }
 
 namespace {

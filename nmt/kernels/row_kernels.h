@@ -5,11 +5,13 @@
 // Internal to nmt/kernels.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 
 #include "nmt/kernels/fast_math.h"
+#include "nmt/kernels/top_candidates.h"
 
 namespace nmt::kernel_math {
 
@@ -131,12 +133,10 @@ NMT_ALWAYS_INLINE void context_rows(const T* w, const K* m, const T* scales, T* 
   add_positions(rows, weights, count, c, size);
 }
 
-// The normaliser of one row's log-softmax, m + log sum_i exp(x_i - m), m = max_i x_i (returned
-// in `max`). The maximum is exact in any order; the sum runs in kLanes partial sums, then the tail,
-// then the lanes. A row holding NaN or an infinity (x - x is not 0) takes the plain path with
-// std::exp, as ATen would (NaN anywhere: a NaN normaliser).
+// The first pass of a row's log-softmax normaliser: its maximum m = max_i x_i (NaN ignored; exact
+// in any order) and whether every x_i - x_i is 0 (no NaN, no infinity: the return value).
 template <typename T>
-NMT_ALWAYS_INLINE T log_softmax_normaliser(const T* x, std::int64_t size, T& max) {
+NMT_ALWAYS_INLINE bool row_maximum(const T* x, std::int64_t size, T& max) {
   T lanes_max[kLanes], lanes_probe[kLanes] = {};
   for (std::int64_t l = 0; l < kLanes; ++l) lanes_max[l] = -std::numeric_limits<T>::infinity();
   std::int64_t i = 0;
@@ -156,10 +156,18 @@ NMT_ALWAYS_INLINE T log_softmax_normaliser(const T* x, std::int64_t size, T& max
     max = lanes_max[l] > max ? lanes_max[l] : max;
     probe += lanes_probe[l];
   }
+  return probe == T(0);
+}
+
+// The normaliser from the row's maximum (row_maximum): m + log sum_i exp(x_i - m), the sum in
+// kLanes partial sums, then the tail, then the lanes. A row holding NaN or an infinity takes the
+// plain path with std::exp, as ATen would (NaN anywhere: a NaN normaliser, and `max` NaN).
+template <typename T>
+NMT_ALWAYS_INLINE T normaliser_from_maximum(const T* x, std::int64_t size, bool finite, T& max) {
   T sum = 0;
-  if (probe == T(0)) {
+  std::int64_t i = 0;
+  if (finite) {
     T lanes[kLanes] = {};
-    i = 0;
     for (; i + kLanes <= size; i += kLanes) {
       for (std::int64_t l = 0; l < kLanes; ++l) lanes[l] += exp_of_finite_nonpositive(x[i + l] - max);
     }
@@ -172,6 +180,57 @@ NMT_ALWAYS_INLINE T log_softmax_normaliser(const T* x, std::int64_t size, T& max
     for (i = 0; i < size; ++i) sum += std::exp(x[i] - max);
   }
   return max + std::log(sum);
+}
+
+// The normaliser of one row's log-softmax, m + log sum_i exp(x_i - m), m = max_i x_i (returned in
+// `max`).
+template <typename T>
+NMT_ALWAYS_INLINE T log_softmax_normaliser(const T* x, std::int64_t size, T& max) {
+  const bool finite = row_maximum(x, size, max);
+  return normaliser_from_maximum(x, size, finite, max);
+}
+
+// The same normaliser with the largest value of every kRankingBlock values kept (block_max
+// [ceil(size / kRankingBlock)], NaN ignored), for ranking the row without writing it
+// (top_candidates.h). The maxima come from the first pass's own loads (whole blocks in fixed-size
+// loops, so that they vectorise; the last, partial block one value at a time); the row's maximum is
+// theirs, exact in any order, so the normaliser has log_softmax_normaliser's bits.
+template <typename T>
+NMT_ALWAYS_INLINE T log_softmax_normaliser_by_block(const T* x, std::int64_t size, T* block_max) {
+  static_assert(kRankingBlock % kLanes == 0, "a block is whole lanes");
+  constexpr T kMinusInfinity = -std::numeric_limits<T>::infinity();
+  T max = kMinusInfinity, probe = 0;
+  T lanes_probe[kLanes] = {};
+  std::int64_t first = 0;
+  for (; first + kRankingBlock <= size; first += kRankingBlock) {
+    T lanes_max[kLanes];
+    for (std::int64_t l = 0; l < kLanes; ++l) lanes_max[l] = kMinusInfinity;
+    for (std::int64_t step = 0; step < kRankingBlock / kLanes; ++step) {
+      const T* xs = x + first + step * kLanes;
+      for (std::int64_t l = 0; l < kLanes; ++l) {
+        lanes_max[l] = xs[l] > lanes_max[l] ? xs[l] : lanes_max[l];
+        lanes_probe[l] += xs[l] - xs[l];
+      }
+    }
+    for (std::int64_t width = kLanes / 2; width > 0; width /= 2) {  // the block's maximum, halving
+      for (std::int64_t l = 0; l < width; ++l) {
+        lanes_max[l] = lanes_max[l + width] > lanes_max[l] ? lanes_max[l + width] : lanes_max[l];
+      }
+    }
+    block_max[first / kRankingBlock] = lanes_max[0];
+    max = lanes_max[0] > max ? lanes_max[0] : max;
+  }
+  if (first < size) {
+    T m = kMinusInfinity;
+    for (std::int64_t i = first; i < size; ++i) {
+      m = x[i] > m ? x[i] : m;
+      probe += x[i] - x[i];
+    }
+    block_max[first / kRankingBlock] = m;
+    max = m > max ? m : max;
+  }
+  for (std::int64_t l = 0; l < kLanes; ++l) probe += lanes_probe[l];
+  return normaliser_from_maximum(x, size, probe == T(0), max);
 }
 
 // log-softmax of one row in place: x - log_softmax_normaliser(x).

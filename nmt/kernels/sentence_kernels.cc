@@ -21,6 +21,7 @@ struct FloatKernels {
   void (*dot_int8)(const float*, const std::int8_t*, const float*, float*, std::int64_t, std::int64_t);
   void (*context_int8)(const float*, const std::int8_t*, const float*, float*, std::int64_t, std::int64_t);
   void (*log_softmax)(float*, std::int64_t);
+  float (*normaliser)(const float*, std::int64_t, float*);
   void (*best_of_log_softmax)(const float*, std::int64_t, float, float&, std::int64_t&);
   void (*gru_cell)(const float*, const float*, const float*, float*, std::int64_t);
   void (*tanh)(const float*, float*, std::int64_t);
@@ -57,6 +58,9 @@ struct FloatKernels {
     context_rows<float, std::int8_t>(w, m, sc, c, s, n);                                                        \
   }                                                                                                             \
   attribute void log_softmax_##suffix(float* x, std::int64_t n) { log_softmax_row<float>(x, n); }              \
+  attribute float normaliser_##suffix(const float* x, std::int64_t n, float* block_max) {                       \
+    return log_softmax_normaliser_by_block<float>(x, n, block_max);                                             \
+  }                                                                                                             \
   attribute void best_of_log_softmax_##suffix(const float* x, std::int64_t n, float r, float& score,          \
                                               std::int64_t& id) {                                               \
     best_of_log_softmax_row<float>(x, n, r, score, id);                                                         \
@@ -78,15 +82,15 @@ const FloatKernels& float_kernels() {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
     if (cpu_features().avx512f) {
       return FloatKernels{forward_avx512, forward_keep_avx512, backward_avx512, dot_avx512, context_avx512, dot_int8_avx512, context_int8_avx512,
-                          log_softmax_avx512, best_of_log_softmax_avx512, gru_cell_avx512, tanh_avx512, softmax_avx512};
+                          log_softmax_avx512, normaliser_avx512, best_of_log_softmax_avx512, gru_cell_avx512, tanh_avx512, softmax_avx512};
     }
     if (cpu_features().avx2_fma) {
       return FloatKernels{forward_avx2, forward_keep_avx2, backward_avx2, dot_avx2, context_avx2, dot_int8_avx2, context_int8_avx2,
-                          log_softmax_avx2, best_of_log_softmax_avx2, gru_cell_avx2, tanh_avx2, softmax_avx2};
+                          log_softmax_avx2, normaliser_avx2, best_of_log_softmax_avx2, gru_cell_avx2, tanh_avx2, softmax_avx2};
     }
 #endif
     return FloatKernels{forward_portable, forward_keep_portable, backward_portable, dot_portable, context_portable, dot_int8_portable, context_int8_portable,
-                       log_softmax_portable, best_of_log_softmax_portable, gru_cell_portable, tanh_portable, softmax_portable};
+                       log_softmax_portable, normaliser_portable, best_of_log_softmax_portable, gru_cell_portable, tanh_portable, softmax_portable};
   }();
   return kernels;
 }
@@ -133,6 +137,9 @@ void context_sentence(const float* w, const std::int8_t* m, const float* scales,
 }
 void log_softmax_sentence(float* x, std::int64_t size) { float_kernels().log_softmax(x, size); }
 void log_softmax_sentence(double* x, std::int64_t size) { log_softmax_row<double>(x, size); }
+float log_softmax_normaliser_sentence(const float* x, std::int64_t size, float* block_max) {
+  return float_kernels().normaliser(x, size, block_max);
+}
 void best_of_log_softmax_sentence(const float* x, std::int64_t size, float r, float& score, std::int64_t& id) {
   float_kernels().best_of_log_softmax(x, size, r, score, id);
 }

@@ -18,6 +18,9 @@ void context_sentence(const double* w, const double* m, const double* scales, do
 void context_sentence(const float* w, const std::int8_t* m, const float* scales, float* c, std::int64_t src_len, std::int64_t size);
 void log_softmax_sentence(float* x, std::int64_t size);
 void log_softmax_sentence(double* x, std::int64_t size);
+// log_softmax_sentence's normaliser N (its values are x - N) and the largest of every kRankingBlock
+// values (top_candidates.h; NaN ignored) in block_max [ceil(size / kRankingBlock)].
+float log_softmax_normaliser_sentence(const float* x, std::int64_t size, float* block_max);
 void best_of_log_softmax_sentence(const float* x, std::int64_t size, float r, float& score, std::int64_t& id);
 void gru_cell_sentence(const float* i, const float* g, const float* h, float* out, std::int64_t size);
 void gru_cell_sentence(const double* i, const double* g, const double* h, double* out, std::int64_t size);

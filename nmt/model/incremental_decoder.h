@@ -53,7 +53,7 @@ struct BestStep {
 /// A beam step's ranking: for each group of adjacent rows (a sentence's live hypotheses), its best
 /// min(count, rows x V) candidates (offset[row] + log p(piece) in float, flat index row_in_group x V
 /// + piece), best first, equal values in index order, NaN never ranking: what top_of_rows gives over
-/// step()'s log-probabilities (nmt/search/top_candidates.h), when the model could rank without
+/// step()'s log-probabilities (nmt/kernels/top_candidates.h), when the model could rank without
 /// writing them (`ranked`, one list per group); else log_probs as step() gives them (`ranked` empty).
 struct RankedStep {
   at::Tensor log_probs;                                           // [batch, target_vocab] or undefined

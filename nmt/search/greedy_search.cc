@@ -10,7 +10,7 @@
 
 #include "nmt/data/tokenizer.h"
 #include "nmt/search/penalties.h"
-#include "nmt/search/top_candidates.h"
+#include "nmt/kernels/top_candidates.h"
 
 namespace nmt {
 namespace {

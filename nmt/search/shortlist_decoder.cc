@@ -10,7 +10,7 @@
 
 #include "nmt/core/error.h"
 #include "nmt/kernels/kernels.h"
-#include "nmt/search/top_candidates.h"
+#include "nmt/kernels/top_candidates.h"
 
 namespace nmt {
 namespace {

@@ -17,6 +17,7 @@
 #include "nmt/eval/bleu.h"
 #include "nmt/model/inference/inference_model.h"
 #include "nmt/model/seq2seq.h"
+#include "nmt/search/beam_search.h"
 #include "nmt/search/greedy_search.h"
 #include "tests/model/model_test_util.h"
 #include "tests/search/steps_only.h"
@@ -120,6 +121,47 @@ TEST_P(Int8EveryArchitecture, GreedyChoosesFromTheLogitsAsFromTheLogProbabilitie
       EXPECT_EQ(std::memcmp(&fast[i].log_prob, &plain[i].log_prob, sizeof(double)), 0) << what;
       if (options.keep_attention) {  // braces: EXPECT_TRUE is an if/else (GCC 14's -Wdangling-else)
         EXPECT_TRUE(at::equal(fast[i].attention, plain[i].attention)) << what;
+      }
+    }
+  }
+}
+
+// Beam search with the model ranking each sentence's candidates from its logits (ranked_step:
+// log_softmax_normalisers and top_of_rows, rows passed over whole) gives what ranking the written
+// log-probabilities gives: the same hypotheses, the same score bits and attention, in float32 and int8.
+TEST_P(Int8EveryArchitecture, BeamRanksFromTheLogitsAsFromTheLogProbabilities) {
+  const ModelConfig c = config();
+  at::manual_seed(8);
+  Seq2Seq model(c);
+  model->eval();
+  c10::NoGradGuard no_grad;
+  const Batch batch = test::varied_batch(c);
+  SearchOptions options;
+  options.beam_size = 5;
+  options.n_best = 3;
+  options.keep_attention = c.has_attention();
+  for (const Precision precision : {Precision::float32, Precision::int8}) {
+    const auto inference = model->for_inference(kCpu, InferencePrecision::of(precision));
+    const DecoderStatePtr state = inference->encode(batch.source, batch.source_lengths);
+    const std::vector<std::int64_t> groups(static_cast<std::size_t>(batch.size()), 1);
+    const RankedStep ranked = inference->ranked_step(*state, batch.target_in.select(1, 0), at::zeros({batch.size()}),
+                                                     groups, 10);
+    ASSERT_EQ(ranked.ranked.size(), groups.size()) << "the model ranked on the CPU";
+    const auto fast = beam_search(*inference, batch.source, batch.source_lengths, options);
+    const auto plain = beam_search(test::StepsOnly(*inference), batch.source, batch.source_lengths, options);
+    ASSERT_EQ(fast.size(), plain.size());
+    for (std::size_t i = 0; i < fast.size(); ++i) {
+      ASSERT_EQ(fast[i].size(), plain[i].size()) << "sentence " << i;
+      for (std::size_t n = 0; n < fast[i].size(); ++n) {
+        const std::string what =
+            std::string(name_of(precision)) + ", sentence " + std::to_string(i) + ", hypothesis " + std::to_string(n);
+        EXPECT_EQ(fast[i][n].tokens, plain[i][n].tokens) << what;
+        EXPECT_EQ(fast[i][n].finished, plain[i][n].finished) << what;
+        EXPECT_EQ(std::memcmp(&fast[i][n].log_prob, &plain[i][n].log_prob, sizeof(double)), 0) << what;
+        EXPECT_EQ(std::memcmp(&fast[i][n].score, &plain[i][n].score, sizeof(double)), 0) << what;
+        if (options.keep_attention) {
+          EXPECT_TRUE(at::equal(fast[i][n].attention, plain[i][n].attention)) << what;
+        }
       }
     }
   }

@@ -19,7 +19,7 @@
 #include "nmt/search/greedy_search.h"
 #include "nmt/search/lexical_shortlist.h"
 #include "nmt/search/shortlist_decoder.h"
-#include "nmt/search/top_candidates.h"
+#include "nmt/kernels/top_candidates.h"
 #include "nmt/translate/shortlist_builder.h"
 #include "tests/model/model_test_util.h"
 #include "tests/search/steps_only.h"

@@ -3,9 +3,13 @@
 #include <ATen/ATen.h>
 #include <torch/csrc/autograd/grad_mode.h>
 
+#include <algorithm>
+#include <numeric>
+
 #include "nmt/core/error.h"
 #include "nmt/model/gru_cell.h"
 #include "nmt/kernels/kernels.h"
+#include "nmt/kernels/top_candidates.h"
 
 namespace nmt {
 
@@ -108,6 +112,37 @@ BestStep InferenceModel::best_step(const DecoderState& state, const at::Tensor& 
     out.scores = std::move(best.scores);
   } else {
     out.log_probs = log_softmax_last(std::move(logits));
+  }
+  return out;
+}
+
+RankedStep InferenceModel::ranked_step(const DecoderState& state, const at::Tensor& previous_tokens,
+                                       const at::Tensor& offset, const std::vector<std::int64_t>& group_sizes,
+                                       std::int64_t count) const {
+  InferenceStep decoded = decode(state, previous_tokens);
+  at::Tensor logits = output_(decoded.readout);  // [rows, V]
+  RankedStep out{at::Tensor(), {}, std::move(decoded.attention), std::move(decoded.state)};
+  if (!best_of_log_softmax_applies(logits)) {  // other devices: step()'s log-probabilities, ranked by the search
+    out.log_probs = log_softmax_last(std::move(logits));
+    return out;
+  }
+  const std::int64_t rows = logits.size(0), vocab = logits.size(1);
+  TORCH_CHECK(std::accumulate(group_sizes.begin(), group_sizes.end(), std::int64_t{0}) == rows &&
+                  offset.numel() == rows,
+              "InferenceModel::ranked_step: the groups and offsets must cover the batch's rows");
+  const at::Tensor x = logits.contiguous();
+  const RowNormalisers normalisers = log_softmax_normalisers(x);
+  const at::Tensor r = offset.to(at::kCPU, at::kFloat).contiguous();
+  const float* values = x.data_ptr<float>();
+  const float* offsets = r.data_ptr<float>();
+  std::int64_t row = 0;
+  out.ranked.reserve(group_sizes.size());
+  for (const std::int64_t size : group_sizes) {
+    const auto first = static_cast<std::size_t>(row);
+    out.ranked.push_back(top_of_rows(values + row * vocab, normalisers.normalisers.data() + first,
+                                     normalisers.block_maxima.data() + row * normalisers.blocks, offsets + row,
+                                     size, vocab, std::min(count, size * vocab)));
+    row += size;
   }
   return out;
 }

@@ -58,6 +58,10 @@ class InferenceModel final : public IncrementalDecoder, public AttentionHardenin
   /// step() and a scan, without the [batch, V] log-probabilities written and read again).
   BestStep best_step(const DecoderState& state, const at::Tensor& previous_tokens,
                      const at::Tensor& offset) const override;
+  /// Each group's best candidates straight from the logits on the CPU (log_softmax_normalisers and
+  /// top_of_rows: the bits of ranking step()'s log-probabilities, without writing them).
+  RankedStep ranked_step(const DecoderState& state, const at::Tensor& previous_tokens, const at::Tensor& offset,
+                         const std::vector<std::int64_t>& group_sizes, std::int64_t count) const override;
   /// The rows of W_out and b_out for the pieces, packed once (the same chains as the whole layer's).
   std::shared_ptr<const OutputSubset> output_subset(const at::Tensor& pieces) const override;
   /// W_out r_t + b_out over the subset's pieces, without the log-softmax (from the packed rows of

@@ -1,5 +1,6 @@
-// The best candidates of a few adjacent rows of log-probabilities, as beam search ranks a
-// sentence's live hypotheses and greedy search a sentence's one (docs/search.md). CPU, float.
+// The best candidates of a few adjacent rows of log-probabilities (written, or logits with their
+// normalisers), as beam search ranks a sentence's live hypotheses and greedy search a sentence's one
+// (docs/search.md). CPU, float.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,18 @@ using Ranked = std::vector<std::pair<float, std::int64_t>>;
 /// as the tensor sum computes it), best first; equal values in index order; NaN never ranks.
 Ranked top_of_rows(const float* log_probs, const float* offset, std::int64_t rows, std::int64_t vocab,
                    std::int64_t count);
+
+/// The blocks of values the ranking looks at once: a block whose largest sum cannot enter a full
+/// list is passed over.
+constexpr std::int64_t kRankingBlock = 128;
+
+/// top_of_rows over the log-softmax of logits [rows, vocab] without writing it: candidate j scores
+/// offset[row] + (logits[j] - normalisers[row]), the bits of log_softmax_last's values ranked by
+/// the overload above. block_maxima [rows, ceil(vocab / kRankingBlock)]: the largest logit of each
+/// block (NaN ignored), so a block is passed over on one comparison, r + (max - N) (r + (x - N) never
+/// decreases as x grows). Both from log_softmax_normalisers (kernels.h).
+Ranked top_of_rows(const float* logits, const float* normalisers, const float* block_maxima, const float* offset,
+                   std::int64_t rows, std::int64_t vocab, std::int64_t count);
 
 /// One row of a shortlist's step as ranked: its log-probabilities at its list's pieces (which
 /// increase with the positions), -inf at every other piece.

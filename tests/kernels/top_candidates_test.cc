@@ -1,5 +1,6 @@
-#include "nmt/search/top_candidates.h"
+#include "nmt/kernels/top_candidates.h"
 
+#include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -7,6 +8,8 @@
 #include <limits>
 #include <random>
 #include <vector>
+
+#include "nmt/kernels/kernels.h"
 
 namespace nmt {
 namespace {
@@ -57,6 +60,41 @@ TEST(TopOfRows, SkipsNaNAndKeepsMinusInfinityLast) {
 // A shortlist's rows ranked from their lists alone equal the written rows ranked whenever it says
 // the lists decide it, and it says so exactly when the top `count` of the written rows lie above
 // -inf: long and short lists, lists of one piece or none, values of -inf and NaN, and offsets.
+// Logits with their normalisers (log_softmax_normalisers) rank as their written log-softmax
+// (log_softmax_last) ranks, bit for bit: widths around the 128-value blocks and the 16 lanes,
+// values with exact ties, offsets far apart (later rows' blocks passed over on their maxima once the
+// list is full) or close, and rows with -inf, a NaN, +inf, or NaN everywhere.
+TEST(TopOfRows, FromLogitsRanksAsTheWrittenLogSoftmax) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  std::mt19937 random(11);
+  std::normal_distribution<float> normal(0.0F, 3.0F);
+  for (const std::int64_t vocab : {1, 5, 17, 128, 129, 700}) {
+    for (const std::int64_t rows : {1, 3, 6}) {
+      for (const float spread : {0.0F, 0.5F, 12.0F}) {
+        at::Tensor logits = at::empty({rows, vocab});
+        float* x = logits.data_ptr<float>();
+        for (std::int64_t i = 0; i < rows * vocab; ++i) x[i] = std::round(normal(random) * 4.0F) / 4.0F;
+        if (rows == 6) {
+          x[1 * vocab] = -kInf;
+          x[2 * vocab + vocab / 2] = std::nanf("");
+          x[3 * vocab] = kInf;
+          for (std::int64_t w = 0; w < vocab; ++w) x[4 * vocab + w] = std::nanf("");
+        }
+        std::vector<float> offset(static_cast<std::size_t>(rows));
+        for (std::size_t r = 0; r < offset.size(); ++r) offset[r] = -spread * static_cast<float>(r);
+        const RowNormalisers n = log_softmax_normalisers(logits);
+        const at::Tensor written = log_softmax_last(logits.clone());
+        for (const std::int64_t count : {std::int64_t{1}, std::int64_t{2}, std::int64_t{10}, rows * vocab}) {
+          const std::int64_t k = std::min(count, rows * vocab);
+          EXPECT_EQ(top_of_rows(x, n.normalisers.data(), n.block_maxima.data(), offset.data(), rows, vocab, k),
+                    top_of_rows(written.data_ptr<float>(), offset.data(), rows, vocab, k))
+              << "vocab " << vocab << ", rows " << rows << ", spread " << spread << ", count " << k;
+        }
+      }
+    }
+  }
+}
+
 TEST(TopOfListedRows, IsTopOfRowsOverTheWrittenRowsWhereTheListsDecide) {
   std::mt19937 random(11);
   std::uniform_int_distribution<int> level(0, 30);
