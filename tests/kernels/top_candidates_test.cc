@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -57,15 +59,23 @@ TEST(TopOfRows, SkipsNaNAndKeepsMinusInfinityLast) {
   EXPECT_TRUE(top_of_rows(values.data(), offset.data(), 1, 1, 1).empty());
 }
 
-// A shortlist's rows ranked from their lists alone equal the written rows ranked whenever it says
-// the lists decide it, and it says so exactly when the top `count` of the written rows lie above
-// -inf: long and short lists, lists of one piece or none, values of -inf and NaN, and offsets.
+// A ranking's values as bits (== would take -0 for +0) and its indices.
+std::vector<std::pair<std::uint32_t, std::int64_t>> bits_of(const Ranked& ranked) {
+  std::vector<std::pair<std::uint32_t, std::int64_t>> bits;
+  for (const auto& [value, index] : ranked) {
+    std::uint32_t b = 0;
+    std::memcpy(&b, &value, sizeof b);
+    bits.emplace_back(b, index);
+  }
+  return bits;
+}
+
 // Logits with their normalisers (log_softmax_normalisers) rank as their written log-softmax
 // (log_softmax_last) ranks, bit for bit: widths around the 128-value blocks and the 16 lanes,
 // values with exact ties, offsets far apart (later rows' blocks passed over on their maxima once the
-// list is full) or close, and rows with -inf, a NaN, +inf, or NaN everywhere.
+// list is full) or close (the first offset -0), and rows with -inf, with a NaN (a NaN normaliser),
+// of NaN everywhere, and one whose normaliser is exactly 0 (a maximum of -0, every other exp 0).
 TEST(TopOfRows, FromLogitsRanksAsTheWrittenLogSoftmax) {
-  constexpr float kInf = std::numeric_limits<float>::infinity();
   std::mt19937 random(11);
   std::normal_distribution<float> normal(0.0F, 3.0F);
   for (const std::int64_t vocab : {1, 5, 17, 128, 129, 700}) {
@@ -75,9 +85,10 @@ TEST(TopOfRows, FromLogitsRanksAsTheWrittenLogSoftmax) {
         float* x = logits.data_ptr<float>();
         for (std::int64_t i = 0; i < rows * vocab; ++i) x[i] = std::round(normal(random) * 4.0F) / 4.0F;
         if (rows == 6) {
-          x[1 * vocab] = -kInf;
+          x[1 * vocab] = -std::numeric_limits<float>::infinity();
           x[2 * vocab + vocab / 2] = std::nanf("");
-          x[3 * vocab] = kInf;
+          for (std::int64_t w = 0; w < vocab; ++w) x[3 * vocab + w] = -200.0F;
+          x[3 * vocab + vocab / 3] = -0.0F;
           for (std::int64_t w = 0; w < vocab; ++w) x[4 * vocab + w] = std::nanf("");
         }
         std::vector<float> offset(static_cast<std::size_t>(rows));
@@ -86,8 +97,8 @@ TEST(TopOfRows, FromLogitsRanksAsTheWrittenLogSoftmax) {
         const at::Tensor written = log_softmax_last(logits.clone());
         for (const std::int64_t count : {std::int64_t{1}, std::int64_t{2}, std::int64_t{10}, rows * vocab}) {
           const std::int64_t k = std::min(count, rows * vocab);
-          EXPECT_EQ(top_of_rows(x, n.normalisers.data(), n.block_maxima.data(), offset.data(), rows, vocab, k),
-                    top_of_rows(written.data_ptr<float>(), offset.data(), rows, vocab, k))
+          EXPECT_EQ(bits_of(top_of_rows(x, n.normalisers.data(), n.block_maxima.data(), offset.data(), rows, vocab, k)),
+                    bits_of(top_of_rows(written.data_ptr<float>(), offset.data(), rows, vocab, k)))
               << "vocab " << vocab << ", rows " << rows << ", spread " << spread << ", count " << k;
         }
       }
@@ -95,6 +106,9 @@ TEST(TopOfRows, FromLogitsRanksAsTheWrittenLogSoftmax) {
   }
 }
 
+// A shortlist's rows ranked from their lists alone equal the written rows ranked whenever it says
+// the lists decide it, and it says so exactly when the top `count` of the written rows lie above
+// -inf: long and short lists, lists of one piece or none, values of -inf and NaN, and offsets.
 TEST(TopOfListedRows, IsTopOfRowsOverTheWrittenRowsWhereTheListsDecide) {
   std::mt19937 random(11);
   std::uniform_int_distribution<int> level(0, 30);

@@ -127,10 +127,12 @@ TEST_P(Int8EveryArchitecture, GreedyChoosesFromTheLogitsAsFromTheLogProbabilitie
 }
 
 // Beam search with the model ranking each sentence's candidates from its logits (ranked_step:
-// log_softmax_normalisers and top_of_rows, rows passed over whole) gives what ranking the written
-// log-probabilities gives: the same hypotheses, the same score bits and attention, in float32 and int8.
+// log_softmax_normalisers and top_of_rows, 128-value blocks passed over on their maxima) gives what
+// ranking the written log-probabilities gives: the same hypotheses, the same score bits and
+// attention, in float32 and int8. A target vocabulary of 300: two whole blocks and a partial one.
 TEST_P(Int8EveryArchitecture, BeamRanksFromTheLogitsAsFromTheLogProbabilities) {
-  const ModelConfig c = config();
+  ModelConfig c = config();
+  c.target_vocab_size = 300;
   at::manual_seed(8);
   Seq2Seq model(c);
   model->eval();

@@ -122,15 +122,18 @@ RankedStep InferenceModel::ranked_step(const DecoderState& state, const at::Tens
   InferenceStep decoded = decode(state, previous_tokens);
   at::Tensor logits = output_(decoded.readout);  // [rows, V]
   RankedStep out{at::Tensor(), {}, std::move(decoded.attention), std::move(decoded.state)};
-  if (!best_of_log_softmax_applies(logits)) {  // other devices: step()'s log-probabilities, ranked by the search
+  // Other devices (and logits not laid out as log_softmax_last's kernel takes them, whose
+  // log-softmax ATen would compute): step()'s log-probabilities, ranked by the search.
+  if (!best_of_log_softmax_applies(logits) || !logits.is_contiguous()) {
     out.log_probs = log_softmax_last(std::move(logits));
     return out;
   }
   const std::int64_t rows = logits.size(0), vocab = logits.size(1);
-  TORCH_CHECK(std::accumulate(group_sizes.begin(), group_sizes.end(), std::int64_t{0}) == rows &&
+  TORCH_CHECK(std::all_of(group_sizes.begin(), group_sizes.end(), [](std::int64_t n) { return n >= 0; }) &&
+                  std::accumulate(group_sizes.begin(), group_sizes.end(), std::int64_t{0}) == rows &&
                   offset.numel() == rows,
               "InferenceModel::ranked_step: the groups and offsets must cover the batch's rows");
-  const at::Tensor x = logits.contiguous();
+  const at::Tensor& x = logits;
   const RowNormalisers normalisers = log_softmax_normalisers(x);
   const at::Tensor r = offset.to(at::kCPU, at::kFloat).contiguous();
   const float* values = x.data_ptr<float>();
