@@ -8,24 +8,24 @@ namespace {
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
-// The largest r + (values[i] - n) for i < size, NaN ignored (as `v > worst` ignores it below).
+// The largest r + values[i] for i < size, NaN ignored (as `v > worst` ignores it below).
 // Sixteen lanes so that the loop vectorises; compiled for AVX2 and the baseline, chosen at load time.
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 [[gnu::target_clones("avx2", "default")]]
 #endif
-float max_of_sums(const float* values, float r, float n, std::int64_t size) {
+float max_of_sums(const float* values, float r, std::int64_t size) {
   constexpr std::int64_t kLanes = 16;
   float lanes[kLanes];
   for (float& lane : lanes) lane = kNegInf;
   std::int64_t i = 0;
   for (; i + kLanes <= size; i += kLanes) {
     for (std::int64_t l = 0; l < kLanes; ++l) {
-      const float v = r + (values[i + l] - n);
+      const float v = r + values[i + l];
       lanes[l] = v > lanes[l] ? v : lanes[l];
     }
   }
   float best = kNegInf;
-  for (; i < size; ++i) best = r + (values[i] - n) > best ? r + (values[i] - n) : best;
+  for (; i < size; ++i) best = r + values[i] > best ? r + values[i] : best;
   for (const float lane : lanes) best = lane > best ? lane : best;
   return best;
 }
@@ -48,8 +48,8 @@ inline void offer(Ranked& best, std::int64_t count, float& worst, float v, std::
 // Each value is compared with the worst of the current best and the few that beat it are inserted:
 // no [rows, V] sum written, nothing sorted but the `count` kept. A block of values whose largest
 // sum cannot beat the worst kept one is passed over: on one comparison when its largest value is
-// known (block_maxima), else after one vectorised look (most blocks, once the list is full).
-// Written log-probabilities are ranked with normaliser 0: r + (x - 0) is r + x, bit for bit.
+// known (logits: normalisers and block_maxima both given), else after one vectorised look (written
+// log-probabilities: both nullptr, ranked with normaliser 0, r + (x - 0) being r + x bit for bit).
 Ranked rank_rows(const float* values, const float* normalisers, const float* block_maxima, const float* offset,
                  std::int64_t rows, std::int64_t vocab, std::int64_t count) {
   const std::int64_t blocks = (vocab + kRankingBlock - 1) / kRankingBlock;
@@ -63,7 +63,7 @@ Ranked rank_rows(const float* values, const float* normalisers, const float* blo
       const std::int64_t block = b * kRankingBlock, end = std::min(vocab, block + kRankingBlock);
       if (static_cast<std::int64_t>(best.size()) == count) {
         const float largest = block_maxima != nullptr ? r + (block_maxima[row * blocks + b] - n)
-                                                      : max_of_sums(x + block, r, n, end - block);
+                                                      : max_of_sums(x + block, r, end - block);
         if (!(largest > worst)) continue;
       }
       for (std::int64_t w = block; w < end; ++w) offer(best, count, worst, r + (x[w] - n), row * vocab + w);
